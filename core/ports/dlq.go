@@ -1,0 +1,71 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
+
+// DLQCategory says why a message was dead-lettered.
+type DLQCategory string
+
+// DLQ categories.
+const (
+	DLQMaxRetries       DLQCategory = "max_retries"
+	DLQPermanent        DLQCategory = "permanent"
+	DLQExpired          DLQCategory = "expired"
+	DLQFiltered         DLQCategory = "filtered"
+	DLQRetryUnsupported DLQCategory = "retry_unsupported"
+	DLQRejected         DLQCategory = "rejected"
+)
+
+// DLQEntry is one dead-lettered message with the evidence of its failure.
+type DLQEntry struct {
+	ID        string
+	Envelope  *messaging.Envelope
+	RouteID   string
+	BindingID string
+	// Address is the outbound address of the failed dispatch, if any.
+	Address        string
+	ErrorClass     string
+	ErrorCode      string
+	ErrorMessage   string
+	Category       DLQCategory
+	Attempts       int
+	FirstFailureAt time.Time
+	LastFailureAt  time.Time
+}
+
+// DLQFilter narrows List, Count and Purge. Zero fields match everything;
+// From is inclusive and To exclusive, on LastFailureAt.
+type DLQFilter struct {
+	RouteID  string
+	Category DLQCategory
+	From, To time.Time
+}
+
+// DLQPage is one page of a listing. NextCursor is empty on the last page.
+type DLQPage struct {
+	Entries    []DLQEntry
+	NextCursor string
+}
+
+// DLQWriter is the part of a DLQ store the message path needs.
+type DLQWriter interface {
+	// Write stores entry durably. It fills entry.ID when empty.
+	Write(ctx context.Context, entry DLQEntry) error
+}
+
+// DLQStore is a dead-letter queue an operator can inspect and repair.
+// Listing is ordered and cursor-stable: entries written after a listing
+// started never make a page repeat or skip an older entry.
+type DLQStore interface {
+	DLQWriter
+	List(ctx context.Context, f DLQFilter, cursor string, limit int) (DLQPage, error)
+	// Get fails with NOT_FOUND for an unknown id.
+	Get(ctx context.Context, id string) (DLQEntry, error)
+	Delete(ctx context.Context, id string) error
+	Purge(ctx context.Context, f DLQFilter) (int, error)
+	Count(ctx context.Context, f DLQFilter) (int, error)
+}

@@ -1,0 +1,8 @@
+// Package ports declares the interfaces that connect the runtime to its
+// plugins: transports (Receiver, Delivery, Sender, BatchSender, Session),
+// processors, destination resolvers, the clock, and the outbox, DLQ and
+// lease stores.
+//
+// Each interface documents its contract; core/conformance holds test
+// suites that check a plugin honours it.
+package ports

@@ -1,0 +1,79 @@
+// Package telemetry is the port through which core and plugins emit
+// metrics and trace spans. The distro plugs a Prometheus meter in; tests use
+// the in-memory meter; libraries default to the no-op implementations.
+//
+// Instruments are bound to their label values once, when a component is
+// built, so recording on the message path costs no allocation.
+package telemetry
+
+import (
+	"context"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
+
+// Desc describes a metric family. Name should follow Prometheus naming
+// (gobridge_..._total for counters). Labels lists the label names; every
+// instrument of the family supplies one value per name.
+type Desc struct {
+	Name    string
+	Help    string
+	Labels  []string
+	Buckets []float64 // histograms only; nil means the meter's default
+}
+
+// Meter creates instruments bound to label values. Asking twice for the
+// same family and values returns instruments that share state.
+type Meter interface {
+	Counter(d Desc, labelValues ...string) Counter
+	Gauge(d Desc, labelValues ...string) Gauge
+	Histogram(d Desc, labelValues ...string) Histogram
+}
+
+// Counter only goes up.
+type Counter interface{ Add(v float64) }
+
+// Gauge goes up and down.
+type Gauge interface {
+	Set(v float64)
+	Add(v float64)
+}
+
+// Histogram records observations such as latencies in seconds.
+type Histogram interface{ Observe(v float64) }
+
+// Tracer starts a span around the handling of one message.
+type Tracer interface {
+	Start(ctx context.Context, name string, env *messaging.Envelope) (context.Context, Span)
+}
+
+// Span is an open trace span. End closes it; err is nil on success.
+type Span interface{ End(err error) }
+
+// Noop returns a meter whose instruments discard everything.
+func Noop() Meter { return noopMeter{} }
+
+// NoopTracer returns a tracer whose spans do nothing.
+func NoopTracer() Tracer { return noopTracer{} }
+
+type noopMeter struct{}
+
+func (noopMeter) Counter(Desc, ...string) Counter     { return noopInst{} }
+func (noopMeter) Gauge(Desc, ...string) Gauge         { return noopInst{} }
+func (noopMeter) Histogram(Desc, ...string) Histogram { return noopInst{} }
+
+type noopInst struct{}
+
+func (noopInst) Add(float64)     {}
+func (noopInst) Set(float64)     {}
+func (noopInst) Observe(float64) {}
+
+type noopTracer struct{}
+
+func (noopTracer) Start(ctx context.Context, _ string, _ *messaging.Envelope) (context.Context, Span) {
+	return ctx, noopSpan{}
+}
+
+type noopSpan struct{}
+
+func (noopSpan) End(error) {}
