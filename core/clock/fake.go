@@ -117,16 +117,33 @@ type fakeTimer struct {
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
 
+// Stop and Reset follow the timers of Go 1.23 and later, which System
+// returns: a value that fired but was not received yet is discarded and
+// counts as a stop, so no stale time is delivered after either returns.
+
 func (t *fakeTimer) Stop() bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
-	return t.f.disarm(t)
+	stopped := t.f.disarm(t)
+	drained := t.drain()
+	return stopped || drained
 }
 
 func (t *fakeTimer) Reset(d time.Duration) bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
-	was := t.f.disarm(t)
+	stopped := t.f.disarm(t)
+	drained := t.drain()
 	t.f.arm(t, d)
-	return was
+	return stopped || drained
+}
+
+// drain discards a pending, unreceived fire; f.mu must be held.
+func (t *fakeTimer) drain() bool {
+	select {
+	case <-t.c:
+		return true
+	default:
+		return false
+	}
 }

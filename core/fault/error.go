@@ -84,7 +84,7 @@ func (e *BridgeError) Unwrap() error { return e.cause }
 // Is reports whether target is a BridgeError with the same code.
 func (e *BridgeError) Is(target error) bool {
 	t, ok := target.(*BridgeError)
-	return ok && t.code == e.code
+	return ok && t != nil && t.code == e.code
 }
 
 // Wrap returns a copy of e that carries cause.

@@ -114,10 +114,16 @@ func CloneHeaders(h map[string]any) map[string]any {
 func cloneValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
+		if t == nil {
+			return t
+		}
 		return CloneHeaders(t)
 	case map[string]string:
 		return maps.Clone(t)
 	case []any:
+		if t == nil {
+			return t
+		}
 		out := make([]any, len(t))
 		for i, x := range t {
 			out[i] = cloneValue(x)

@@ -1,6 +1,9 @@
 package messaging
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // HeaderPrefix starts every header name the bridge reserves for itself.
 // Names are compared case-insensitively so that "X-Bridge.Tenant-Id" cannot
@@ -76,31 +79,40 @@ func IsInternalOnly(name string) bool {
 // With trust false every x-bridge.* header goes. With trust true the
 // propagated headers (correlation, causation, idempotency, dedup, ordering,
 // tenant, forwarded-from/-hop) survive, renamed to their lower-case form
-// (an existing lower-case spelling wins over a mixed-case duplicate), while internal-only and unknown reserved names still go. The W3C trace
-// headers are outside the reserved namespace and are never touched.
+// (an existing lower-case spelling wins over a mixed-case duplicate; among
+// mixed-case duplicates alone, the one that sorts first wins), while
+// internal-only and unknown reserved names still go. The W3C trace headers
+// are outside the reserved namespace and are never touched.
 func StripIngress(h map[string]any, trust bool) int {
 	removed := 0
-	for k, v := range h {
+	var renames []string
+	for k := range h {
 		if !IsReserved(k) {
 			continue
 		}
 		if trust && IsPropagated(k) {
-			lk := strings.ToLower(k)
-			if lk == k {
-				continue
+			if strings.ToLower(k) != k {
+				renames = append(renames, k)
 			}
-			delete(h, k)
-			if _, dup := h[lk]; dup {
-				// The canonical spelling is already present and wins, so
-				// the outcome does not depend on map iteration order.
-				removed++
-				continue
-			}
-			h[lk] = v
 			continue
 		}
 		delete(h, k)
 		removed++
+	}
+	// Rename in sorted order so that, when several mixed-case spellings of
+	// one header arrive without the lower-case one, the same spelling wins
+	// on every run regardless of map iteration order.
+	slices.Sort(renames)
+	for _, k := range renames {
+		v := h[k]
+		delete(h, k)
+		lk := strings.ToLower(k)
+		if _, dup := h[lk]; dup {
+			// The canonical spelling (or an earlier duplicate) wins.
+			removed++
+			continue
+		}
+		h[lk] = v
 	}
 	return removed
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,8 +62,20 @@ func (m *Memory) get(name string, lv []string) *memValue {
 	return v
 }
 
+// key quotes each label value so that distinct label sets never share a
+// key: ("a,b") differs from ("a", "b"), and () from ("").
 func key(name string, lv []string) string {
-	return name + "{" + strings.Join(lv, ",") + "}"
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i, v := range lv {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(v))
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 type memValue struct {
