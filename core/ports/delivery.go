@@ -40,3 +40,11 @@ type Delivery interface {
 type RedeliveryCounter interface {
 	RedeliveryCount() (n int, ok bool)
 }
+
+// Abandoner is implemented by deliveries whose source can give up on them
+// while they are being handled, such as an HTTP request whose client
+// disconnected. When the channel closes, the runtime stops working on the
+// delivery and leaves it unsettled.
+type Abandoner interface {
+	Abandoned() <-chan struct{}
+}

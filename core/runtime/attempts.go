@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"container/list"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// attemptTracker counts failed attempts per message for sources that do not
+// count redeliveries themselves, and remembers when a message first failed
+// and which fan-out bindings already accepted it. It only holds messages
+// that have failed at least once, and at most capacity of them: the oldest
+// entry is forgotten first, which can only make a retry ladder restart, never
+// lose a message.
+type attemptTracker struct {
+	mu       sync.Mutex
+	capacity int
+	entries  map[string]*list.Element
+	order    *list.List // of *attemptEntry, oldest at the front
+	// size mirrors len(entries) so the success path can skip the lock
+	// when nothing is tracked, which is the common case.
+	size atomic.Int64
+}
+
+type attemptEntry struct {
+	id       string
+	failures int
+	first    time.Time
+	sent     map[string]bool // fan-out bindings that already accepted
+}
+
+func newAttemptTracker(capacity int) *attemptTracker {
+	return &attemptTracker{capacity: max(capacity, 1), entries: make(map[string]*list.Element), order: list.New()}
+}
+
+// fail records one more failure of id and returns the failure count and the
+// time of the first failure.
+func (t *attemptTracker) fail(id string, now time.Time) (int, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(id, now)
+	e.failures++
+	return e.failures, e.first
+}
+
+// markSent remembers that the fan-out bindings in ids accepted message id.
+func (t *attemptTracker) markSent(id string, now time.Time, bindings []string) {
+	if len(bindings) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(id, now)
+	if e.sent == nil {
+		e.sent = make(map[string]bool, len(bindings))
+	}
+	for _, b := range bindings {
+		e.sent[b] = true
+	}
+}
+
+// sent reports whether binding already accepted message id.
+func (t *attemptTracker) sent(id, binding string) bool {
+	if t.size.Load() == 0 {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if el, ok := t.entries[id]; ok {
+		return el.Value.(*attemptEntry).sent[binding]
+	}
+	return false
+}
+
+// peek returns the failure count of id and when it first failed; (0, now)
+// for a message that never failed.
+func (t *attemptTracker) peek(id string, now time.Time) (int, time.Time) {
+	if t.size.Load() == 0 {
+		return 0, now
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if el, ok := t.entries[id]; ok {
+		e := el.Value.(*attemptEntry)
+		return e.failures, e.first
+	}
+	return 0, now
+}
+
+// forget drops id once its message is settled for good.
+func (t *attemptTracker) forget(id string) {
+	if t.size.Load() == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if el, ok := t.entries[id]; ok {
+		t.order.Remove(el)
+		delete(t.entries, id)
+		t.size.Add(-1)
+	}
+}
+
+// len returns the number of tracked messages.
+func (t *attemptTracker) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries)
+}
+
+// entry returns the entry for id, creating it and evicting the oldest when
+// full; t.mu must be held.
+func (t *attemptTracker) entry(id string, now time.Time) *attemptEntry {
+	if el, ok := t.entries[id]; ok {
+		return el.Value.(*attemptEntry)
+	}
+	if len(t.entries) >= t.capacity {
+		oldest := t.order.Front()
+		t.order.Remove(oldest)
+		delete(t.entries, oldest.Value.(*attemptEntry).id)
+		t.size.Add(-1)
+	}
+	e := &attemptEntry{id: id, first: now}
+	t.entries[id] = t.order.PushBack(e)
+	t.size.Add(1)
+	return e
+}

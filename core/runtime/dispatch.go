@@ -1,0 +1,107 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"maps"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// dispatch resolves the destinations of env and sends it to each, recording
+// failures and fan-out acceptances on the worker.
+func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
+	rn := w.rn
+	plans, err := rn.resolver.Resolve(ctx, env)
+	if err == nil && len(plans) == 0 {
+		err = fault.ErrNotFound.WithMessage("resolver returned no destination")
+	}
+	if err != nil {
+		w.failures = append(w.failures, dispatchFailure{err: err})
+		return
+	}
+	if rn.single {
+		plans = plans[:1]
+	}
+	fanOut := len(plans) > 1
+	for _, p := range plans {
+		b := rn.bindings[p.BindingID]
+		if b == nil {
+			w.failures = append(w.failures, dispatchFailure{bindingID: p.BindingID, address: p.Address,
+				err: fault.ErrNotFound.WithMessage("resolver chose binding \"" + p.BindingID + "\", which is not on the route")})
+			continue
+		}
+		addr := p.Address
+		if addr == "" {
+			addr = b.Address
+		}
+		if fanOut && rn.attempts.sent(env.ID, b.ID) {
+			// This binding accepted the message on an earlier attempt.
+			continue
+		}
+		if err := w.send(ctx, b, p, addr, env); err != nil {
+			rn.m.sendErr[b.ID][fault.ClassOf(err)].Add(1)
+			w.failures = append(w.failures, dispatchFailure{bindingID: b.ID, address: addr, err: err})
+			continue
+		}
+		if fanOut {
+			w.accepted = append(w.accepted, b.ID)
+		}
+	}
+}
+
+// send transmits env through one binding within the route's send timeout.
+// The address travels beside the envelope; the subject is never touched.
+func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
+	out := env
+	if len(b.Headers) > 0 || len(p.Headers) > 0 {
+		out = env.Clone()
+		maps.Copy(out.Headers, b.Headers)
+		maps.Copy(out.Headers, p.Headers)
+	}
+	msg := ports.OutboundMessage{Envelope: out, Address: addr}
+	var err error
+	if ctx == w.rn.workCtx {
+		// The common case: reuse the worker's guard (no allocation).
+		sctx := w.guard.start(w.rn.coarseNow.Load())
+		err = b.Sender.Send(sctx, msg)
+		if w.guard.stop() && err != nil {
+			err = asTimeout(err, b.ID)
+		}
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, w.rn.policy.SendTimeout)
+		err = b.Sender.Send(sctx, msg)
+		if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			err = asTimeout(err, b.ID)
+		}
+		cancel()
+	}
+	return err
+}
+
+// asTimeout classifies a send that overran send_timeout as TIMEOUT
+// (transient) unless the sender already classified it.
+func asTimeout(err error, binding string) error {
+	if _, ok := fault.As(err); ok {
+		return err
+	}
+	return fault.ErrTimeout.Wrap(err).With("binding", binding)
+}
+
+// dispatchError folds the failures of the last dispatch into the error that
+// decides settlement: nil when every destination accepted, the first
+// transient error when any failure may heal on retry, else the first
+// failure.
+func (w *worker) dispatchError() error {
+	if len(w.failures) == 0 {
+		return nil
+	}
+	for _, f := range w.failures {
+		if fault.IsRecoverable(f.err) {
+			return f.err
+		}
+	}
+	return w.failures[0].err
+}

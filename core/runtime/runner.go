@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/routing"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// errStopping is returned by emit once the route no longer takes deliveries.
+var errStopping = fault.ErrUnavailable.WithMessage("route is stopping")
+
+// runner drives one route. Deliveries are handled by up to MaxInFlight
+// worker goroutines, started on demand and kept until shutdown; a full pool
+// makes emit block, which is the back-pressure the receiver feels.
+type runner struct {
+	route    Route
+	policy   Policy
+	opts     Options
+	log      *slog.Logger
+	caps     ports.ReceiverCapabilities
+	resolver ports.DestinationResolver
+	bindings map[string]*Binding
+	attempts *attemptTracker
+	m        routeMetrics
+	tracer   telemetry.Tracer
+	single   bool
+
+	// Header values boxed once so that setting them allocates nothing.
+	routeIDValue, sourceIDValue any
+
+	work       chan ports.Delivery
+	intakeDone chan struct{} // closed when intake stops
+	quit       chan struct{} // closed to tell idle workers to exit
+
+	mu       sync.Mutex // guards pool and stopping
+	pool     []*worker
+	stopping bool
+	workers  sync.WaitGroup
+
+	// coarseNow is the wall clock in Unix nanoseconds, refreshed by the
+	// watchdog each tick; sends are stamped with it.
+	coarseNow atomic.Int64
+
+	// workCtx is cancelled when in-flight deliveries overstay the stop
+	// timeout; settleCtx is never cancelled by shutdown so that a delivery
+	// whose send succeeded can still be acknowledged.
+	workCtx    context.Context
+	cancelWork context.CancelFunc
+	settleCtx  context.Context
+}
+
+func newRunner(r Route, opts Options) (*runner, error) {
+	if r.DeliveryMode == "" {
+		r.DeliveryMode = DirectHold
+	}
+	if r.DispatchMode == "" {
+		r.DispatchMode = Single
+	}
+	rn := &runner{
+		route:         r,
+		policy:        r.Policy.withDefaults(),
+		opts:          opts,
+		log:           opts.Logger.With("route", r.ID),
+		caps:          capabilities(r.Receiver),
+		resolver:      r.Resolver,
+		bindings:      make(map[string]*Binding, len(r.Bindings)),
+		attempts:      newAttemptTracker(opts.AttemptTrackerSize),
+		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
+		tracer:        opts.Tracer,
+		single:        r.DispatchMode == Single,
+		routeIDValue:  r.ID,
+		sourceIDValue: r.ReceiverID,
+		work:          make(chan ports.Delivery),
+		intakeDone:    make(chan struct{}),
+		quit:          make(chan struct{}),
+	}
+	bs := make([]routing.Binding, len(r.Bindings))
+	for i := range r.Bindings {
+		rn.bindings[r.Bindings[i].ID] = &r.Bindings[i]
+		bs[i] = routing.Binding{ID: r.Bindings[i].ID, Address: r.Bindings[i].Address}
+	}
+	if rn.resolver == nil {
+		typ := "static"
+		if !rn.single {
+			typ = "all"
+		}
+		res, err := routing.NewResolver(routing.ResolverSpec{Type: typ}, bs, routing.WithLogger(rn.log))
+		if err != nil {
+			return nil, err
+		}
+		rn.resolver = res
+	}
+	rn.coarseNow.Store(time.Now().UnixNano())
+	rn.workCtx, rn.cancelWork = context.WithCancel(context.Background())
+	rn.settleCtx = context.WithoutCancel(rn.workCtx)
+	return rn, nil
+}
+
+// runIntake runs the receiver until ctx ends. It returns the receiver's
+// error unless the receiver merely stopped because ctx ended.
+func (rn *runner) runIntake(ctx context.Context) error {
+	defer close(rn.intakeDone)
+	err := rn.route.Receiver.Run(ctx, rn.emit)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	if err == nil && ctx.Err() == nil {
+		rn.log.Info("receiver finished; route takes no more deliveries")
+	}
+	return err
+}
+
+// emit is the ports.EmitFunc handed to the receiver.
+func (rn *runner) emit(ctx context.Context, d ports.Delivery) error {
+	select {
+	case rn.work <- d:
+		return nil
+	default:
+	}
+	if rn.spawn(d) {
+		return nil
+	}
+	select {
+	case rn.work <- d:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-rn.intakeDone:
+		return errStopping
+	}
+}
+
+// spawn starts a worker for d when the pool is not yet full.
+func (rn *runner) spawn(d ports.Delivery) bool {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if rn.stopping || len(rn.pool) >= rn.policy.MaxInFlight {
+		return false
+	}
+	w := newWorker(rn)
+	rn.pool = append(rn.pool, w)
+	rn.workers.Add(1)
+	go w.loop(d)
+	return true
+}
+
+// stopWorkers waits for in-flight deliveries until deadline fires, then
+// cancels the rest, which are left unsettled, and waits for the workers.
+// Intake must have stopped.
+func (rn *runner) stopWorkers(deadline <-chan struct{}) {
+	rn.mu.Lock()
+	rn.stopping = true
+	rn.mu.Unlock()
+	close(rn.quit)
+	done := make(chan struct{})
+	go func() {
+		rn.workers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-deadline:
+		rn.log.Warn("stop timeout reached; abandoning in-flight deliveries unsettled")
+		rn.cancelWork()
+		<-done
+	}
+	rn.cancelWork()
+}
+
+// closers lists the route's senders that hold resources. Receivers are
+// not closed: they stop when Run's context ends, and the caller that built
+// them decides when to release them.
+func (rn *runner) closers() []ports.Closer {
+	var cs []ports.Closer
+	for _, b := range rn.route.Bindings {
+		if c, ok := b.Sender.(ports.Closer); ok {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// newEnvelopeHeaders makes sure env has a header map to write into.
+func ensureHeaders(env *messaging.Envelope) {
+	if env.Headers == nil {
+		env.Headers = make(map[string]any, 4)
+	}
+}

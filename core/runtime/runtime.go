@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/clock"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// DefaultStopTimeout is how long Run waits for in-flight deliveries after
+// intake stopped.
+const DefaultStopTimeout = 30 * time.Second
+
+// DefaultAttemptTrackerSize bounds the per-route table of failing messages
+// kept for sources that do not count redeliveries.
+const DefaultAttemptTrackerSize = 10000
+
+// Options holds the dependencies shared by every route.
+type Options struct {
+	// Clock drives expiry checks and failure timestamps (system clock).
+	Clock ports.Clock
+	// Logger receives operational logs (slog.Default()).
+	Logger *slog.Logger
+	// Meter receives metrics (no-op).
+	Meter telemetry.Meter
+	// Tracer opens a span per delivery (no-op).
+	Tracer telemetry.Tracer
+	// DLQ stores dead-lettered messages. Routes whose policy sends
+	// anything to the DLQ are refused without it.
+	DLQ ports.DLQWriter
+	// StopTimeout bounds the wait for in-flight deliveries at shutdown (30s).
+	StopTimeout time.Duration
+	// CloseTimeout bounds closing senders at shutdown (10s).
+	CloseTimeout time.Duration
+	// AttemptTrackerSize bounds each route's table of failing messages
+	// (10000).
+	AttemptTrackerSize int
+	// Rand returns uniform numbers in [0,1) for backoff jitter
+	// (math/rand/v2).
+	Rand func() float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.System()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Meter == nil {
+		o.Meter = telemetry.Noop()
+	}
+	if o.Tracer == nil {
+		o.Tracer = telemetry.NoopTracer()
+	}
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = DefaultStopTimeout
+	}
+	if o.CloseTimeout <= 0 {
+		o.CloseTimeout = 10 * time.Second
+	}
+	if o.AttemptTrackerSize <= 0 {
+		o.AttemptTrackerSize = DefaultAttemptTrackerSize
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	return o
+}
+
+// Runtime runs a fixed set of routes.
+type Runtime struct {
+	opts    Options
+	runners []*runner
+}
+
+// New checks routes and builds a runtime. All problems are reported at once,
+// joined, each naming the route and field; every one is an INVALID_CONFIG
+// fault.
+func New(routes []Route, opts Options) (*Runtime, error) {
+	if err := validate(routes, opts); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	rt := &Runtime{opts: opts}
+	var errs []error
+	for i, r := range routes {
+		rn, err := newRunner(r, opts)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("routes[%d]: %w", i, err))
+			continue
+		}
+		rt.runners = append(rt.runners, rn)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+// Run starts every route and blocks until ctx ends or a receiver fails with
+// an error it cannot recover from. Either way it then shuts down gracefully:
+// intake stops, in-flight deliveries get Options.StopTimeout to finish, the
+// rest are abandoned unsettled, and senders that implement ports.Closer are
+// closed (each once, even when several bindings share it). Run
+// returns the receiver's error, or nil after a cancellation.
+func (rt *Runtime) Run(ctx context.Context) error {
+	intakeCtx, stopIntake := context.WithCancel(ctx)
+	defer stopIntake()
+
+	// Watchdogs outlive intake: they guard sends until shutdown is over.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	var watchers sync.WaitGroup
+	defer func() {
+		stopWatch()
+		watchers.Wait()
+	}()
+	for _, rn := range rt.runners {
+		watchers.Go(func() { rn.runWatchdog(watchCtx) })
+	}
+
+	var wg sync.WaitGroup
+	fatal := make(chan error, len(rt.runners))
+	for _, rn := range rt.runners {
+		wg.Go(func() {
+			if err := rn.runIntake(intakeCtx); err != nil {
+				fatal <- fmt.Errorf("route %q: %w", rn.route.ID, err)
+			}
+		})
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-fatal:
+		rt.opts.Logger.Error("receiver failed; stopping the bridge", "err", runErr)
+	}
+	stopIntake()
+	wg.Wait()
+	rt.shutdown()
+	return runErr
+}
+
+// shutdown drains in-flight work and closes resources; intake has stopped.
+func (rt *Runtime) shutdown() {
+	drainCtx, cancelDrain := context.WithTimeout(context.Background(), rt.opts.StopTimeout)
+	defer cancelDrain()
+	var wg sync.WaitGroup
+	for _, rn := range rt.runners {
+		wg.Go(func() { rn.stopWorkers(drainCtx.Done()) })
+	}
+	wg.Wait()
+	closeCtx, cancel := context.WithTimeout(context.Background(), rt.opts.CloseTimeout)
+	defer cancel()
+	closed := map[ports.Closer]bool{}
+	for _, rn := range rt.runners {
+		for _, c := range rn.closers() {
+			// Senders shared by several bindings or routes are closed
+			// once; values that cannot be map keys are closed each time.
+			if reflect.TypeOf(c).Comparable() {
+				if closed[c] {
+					continue
+				}
+				closed[c] = true
+			}
+			if err := c.Close(closeCtx); err != nil {
+				rt.opts.Logger.Warn("close failed", "route", rn.route.ID, "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// worker handles one delivery at a time. It owns a processor chain built
+// once, whose innermost layer dispatches through this worker, so handling a
+// message allocates no closures.
+type worker struct {
+	rn    *runner
+	chain ports.ProcessorFunc
+	guard *sendGuard
+
+	// Per-delivery state, reset by handle.
+	d          ports.Delivery
+	dispatched bool
+	failures   []dispatchFailure // failed destinations of the last dispatch
+	accepted   []string          // fan-out bindings that accepted
+	origSubj   string            // subject and payload as received, for
+	origBody   []byte            // the DLQ (payloads are immutable)
+}
+
+// dispatchFailure is one destination that refused the message.
+type dispatchFailure struct {
+	bindingID, address string
+	err                error
+}
+
+func newWorker(rn *runner) *worker {
+	w := &worker{rn: rn, guard: newSendGuard(rn.workCtx)}
+	next := ports.ProcessorFunc(w.dispatchLayer)
+	for i := len(rn.route.Processors) - 1; i >= 0; i-- {
+		p, inner := rn.route.Processors[i], next
+		next = func(ctx context.Context, env *messaging.Envelope) error {
+			return p.Process(ctx, env, inner)
+		}
+	}
+	w.chain = next
+	return w
+}
+
+// loop handles first, then whatever arrives until the route stops.
+func (w *worker) loop(first ports.Delivery) {
+	defer w.rn.workers.Done()
+	defer w.guard.close()
+	w.handle(first)
+	for {
+		select {
+		case d := <-w.rn.work:
+			w.handle(d)
+		case <-w.rn.quit:
+			return
+		}
+	}
+}
+
+// handle takes one delivery from hand-over to settlement.
+func (w *worker) handle(d ports.Delivery) {
+	rn := w.rn
+	start := rn.opts.Clock.Now()
+	rn.m.received.Add(1)
+	rn.m.inFlight.Add(1)
+	defer rn.m.inFlight.Add(-1)
+
+	ctx := rn.workCtx
+	if ab, ok := d.(ports.Abandoner); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = abandonable(ctx, ab.Abandoned())
+		defer cancel()
+	}
+
+	env := d.Envelope()
+	w.prepare(env)
+	ctx, span := rn.tracer.Start(ctx, "gobridge.route", env)
+	err := w.process(ctx, d, env)
+	w.settle(ctx, d, env, err)
+	span.End(err)
+	rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
+}
+
+// prepare applies the ingress header rules: strip reserved names, then set
+// the correlation, route and source headers.
+func (w *worker) prepare(env *messaging.Envelope) {
+	ensureHeaders(env)
+	messaging.StripIngress(env.Headers, w.rn.route.TrustBridgeHeaders)
+	if _, ok := env.Headers[messaging.HeaderCorrelationID]; !ok {
+		// A message that starts a conversation is correlated by its own ID.
+		id := env.ID
+		if id == "" {
+			id = messaging.NewID()
+		}
+		env.Headers[messaging.HeaderCorrelationID] = id
+	}
+	env.Headers[messaging.HeaderRouteID] = w.rn.routeIDValue
+	env.Headers[messaging.HeaderSourceID] = w.rn.sourceIDValue
+	w.origSubj, w.origBody = env.Subject, env.PayloadView()
+}
+
+// process runs the expiry check, the processor chain and the dispatch. It
+// returns the error that decides settlement: the dispatch outcome when a
+// dispatch happened, the chain's error otherwise.
+func (w *worker) process(ctx context.Context, d ports.Delivery, env *messaging.Envelope) (err error) {
+	if env.HasExpiry() && env.IsExpired(w.rn.opts.Clock.Now()) {
+		return fault.ErrMessageExpired
+	}
+	w.d, w.dispatched = d, false
+	defer func() {
+		if p := recover(); p != nil {
+			w.rn.log.Error("processor panicked", "panic", p, "stack", string(debug.Stack()))
+			err = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("processor panicked: %v", p))
+		}
+	}()
+	err = w.chain(ctx, env)
+	if !w.dispatched && err == nil {
+		// A processor that returns without calling next still lets the
+		// message through.
+		err = w.dispatchLayer(ctx, env)
+	}
+	if w.dispatched {
+		if derr := w.dispatchError(); derr != nil || err == nil {
+			return derr
+		}
+		// Every destination accepted; an error raised on the way out
+		// cannot undo the delivery, so the message is acknowledged.
+		w.rn.log.Warn("processor failed after a successful dispatch; acknowledging", "err", err, "message_id", env.ID)
+		return nil
+	}
+	return err
+}
+
+// dispatchLayer is the innermost layer of the chain.
+func (w *worker) dispatchLayer(ctx context.Context, env *messaging.Envelope) error {
+	w.dispatched = true
+	w.failures = w.failures[:0]
+	w.accepted = w.accepted[:0]
+	w.dispatch(ctx, env)
+	return w.dispatchError()
+}
+
+// abandonable derives a context that is also cancelled when abandoned
+// closes. The returned cancel must be called to release the watcher.
+func abandonable(parent context.Context, abandoned <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		select {
+		case <-abandoned:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
