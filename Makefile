@@ -35,9 +35,10 @@ test-unit:
 		(cd $$m && GOWORK=off $(GO) test -race -count=1 -timeout 10m ./...); \
 	done
 
-## lint: gofmt and go vet over every module; any finding fails
+## lint: gofmt, go vet and the doc check over every module; any finding fails
 lint:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@cd tools && $(GO) run ./cmd/doccheck $(addprefix ../,$(MODULES))
 	@set -e; for m in $(MODULES); do \
 		echo "== vet $$m"; \
 		(cd $$m && $(GO) vet ./... && GOWORK=off $(GO) vet ./...); \

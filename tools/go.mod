@@ -1,0 +1,3 @@
+module github.com/gobridge-oss/gobridge/tools
+
+go 1.26
