@@ -9,10 +9,15 @@ import (
 
 // attemptTracker counts failed attempts per message for sources that do not
 // count redeliveries themselves, and remembers when a message first failed
-// and which fan-out bindings already accepted it. It only holds messages
+// and which fan-out destinations already accepted it. It only holds messages
 // that have failed at least once, and at most capacity of them: the oldest
 // entry is forgotten first, which can only make a retry ladder restart, never
 // lose a message.
+//
+// Messages are known by their ID as received. A message without an ID
+// cannot be recognised when it comes back, so it is never tracked: every
+// failure counts as its first, and fan-out sends it to every destination
+// again.
 type attemptTracker struct {
 	mu       sync.Mutex
 	capacity int
@@ -27,7 +32,14 @@ type attemptEntry struct {
 	id       string
 	failures int
 	first    time.Time
-	sent     map[string]bool // fan-out bindings that already accepted
+	sent     map[destination]bool // fan-out destinations that already accepted
+}
+
+// destination is one fan-out target: a binding and the address the message
+// was sent to through it. A resolver may use one binding with several
+// addresses.
+type destination struct {
+	binding, address string
 }
 
 func newAttemptTracker(capacity int) *attemptTracker {
@@ -37,6 +49,9 @@ func newAttemptTracker(capacity int) *attemptTracker {
 // fail records one more failure of id and returns the failure count and the
 // time of the first failure.
 func (t *attemptTracker) fail(id string, now time.Time) (int, time.Time) {
+	if id == "" {
+		return 1, now
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.entry(id, now)
@@ -44,31 +59,32 @@ func (t *attemptTracker) fail(id string, now time.Time) (int, time.Time) {
 	return e.failures, e.first
 }
 
-// markSent remembers that the fan-out bindings in ids accepted message id.
-func (t *attemptTracker) markSent(id string, now time.Time, bindings []string) {
-	if len(bindings) == 0 {
+// markSent remembers that the fan-out destinations in dests accepted
+// message id.
+func (t *attemptTracker) markSent(id string, now time.Time, dests []destination) {
+	if len(dests) == 0 || id == "" {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.entry(id, now)
 	if e.sent == nil {
-		e.sent = make(map[string]bool, len(bindings))
+		e.sent = make(map[destination]bool, len(dests))
 	}
-	for _, b := range bindings {
-		e.sent[b] = true
+	for _, d := range dests {
+		e.sent[d] = true
 	}
 }
 
-// sent reports whether binding already accepted message id.
-func (t *attemptTracker) sent(id, binding string) bool {
-	if t.size.Load() == 0 {
+// sent reports whether dest already accepted message id.
+func (t *attemptTracker) sent(id string, dest destination) bool {
+	if t.size.Load() == 0 || id == "" {
 		return false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if el, ok := t.entries[id]; ok {
-		return el.Value.(*attemptEntry).sent[binding]
+		return el.Value.(*attemptEntry).sent[dest]
 	}
 	return false
 }

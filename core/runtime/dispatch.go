@@ -37,17 +37,18 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 		if addr == "" {
 			addr = b.Address
 		}
-		if fanOut && rn.attempts.sent(env.ID, b.ID) {
-			// This binding accepted the message on an earlier attempt.
+		dest := destination{binding: b.ID, address: addr}
+		if fanOut && rn.attempts.sent(w.origID, dest) {
+			// This destination accepted the message on an earlier attempt.
 			continue
 		}
 		if err := w.send(ctx, b, p, addr, env); err != nil {
-			rn.m.sendErr[b.ID][fault.ClassOf(err)].Add(1)
+			rn.m.sendError(b.ID, err).Add(1)
 			w.failures = append(w.failures, dispatchFailure{bindingID: b.ID, address: addr, err: err})
 			continue
 		}
 		if fanOut {
-			w.accepted = append(w.accepted, b.ID)
+			w.accepted = append(w.accepted, dest)
 		}
 	}
 }
@@ -62,23 +63,29 @@ func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, add
 		maps.Copy(out.Headers, p.Headers)
 	}
 	msg := ports.OutboundMessage{Envelope: out, Address: addr}
-	var err error
 	if ctx == w.rn.workCtx {
 		// The common case: reuse the worker's guard (no allocation).
-		sctx := w.guard.start(w.rn.coarseNow.Load())
-		err = b.Sender.Send(sctx, msg)
+		return w.guardedSend(b, msg)
+	}
+	sctx, cancel := context.WithTimeout(ctx, w.rn.policy.SendTimeout)
+	err := b.Sender.Send(sctx, msg)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		err = asTimeout(err, b.ID)
+	}
+	cancel()
+	return err
+}
+
+// guardedSend sends msg under the worker's send guard. The guard is stopped
+// in a deferred call so that a Sender that panics (whoever recovers the
+// panic) cannot leave it armed, or its context cancelled, for the next send.
+func (w *worker) guardedSend(b *Binding, msg ports.OutboundMessage) (err error) {
+	defer func() {
 		if w.guard.stop() && err != nil {
 			err = asTimeout(err, b.ID)
 		}
-	} else {
-		sctx, cancel := context.WithTimeout(ctx, w.rn.policy.SendTimeout)
-		err = b.Sender.Send(sctx, msg)
-		if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-			err = asTimeout(err, b.ID)
-		}
-		cancel()
-	}
-	return err
+	}()
+	return b.Sender.Send(w.guard.start(w.rn.coarseNow.Load()), msg)
 }
 
 // asTimeout classifies a send that overran send_timeout as TIMEOUT
@@ -98,10 +105,16 @@ func (w *worker) dispatchError() error {
 	if len(w.failures) == 0 {
 		return nil
 	}
-	for _, f := range w.failures {
+	return w.failures[w.decidingFailure()].err
+}
+
+// decidingFailure is the index of the failure dispatchError reports; there
+// must be at least one failure.
+func (w *worker) decidingFailure() int {
+	for i, f := range w.failures {
 		if fault.IsRecoverable(f.err) {
-			return f.err
+			return i
 		}
 	}
-	return w.failures[0].err
+	return 0
 }

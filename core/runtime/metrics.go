@@ -80,3 +80,14 @@ func newRouteMetrics(m telemetry.Meter, route string, bindings []Binding) routeM
 	}
 	return rm
 }
+
+// sendError returns the send-error counter of binding for err. An error
+// whose class the fault package does not name counts as transient, which is
+// how it is settled.
+func (m *routeMetrics) sendError(binding string, err error) telemetry.Counter {
+	byClass := m.sendErr[binding]
+	if c, ok := byClass[fault.ClassOf(err)]; ok {
+		return c
+	}
+	return byClass[fault.ClassTransient]
+}

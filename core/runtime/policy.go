@@ -65,9 +65,11 @@ type Policy struct {
 	// Backoff is the retry delay ladder.
 	Backoff Backoff
 	// MaxReplayAttempts and ReplayBudget together decide when a message
-	// that keeps failing transiently is poison: only once it has been
-	// attempted at least MaxReplayAttempts times (5) AND its first failure
-	// is at least ReplayBudget old (15m) does it go to the DLQ.
+	// that keeps failing transiently is poison: only once it has failed at
+	// least MaxReplayAttempts times (5) AND its first failure is at least
+	// ReplayBudget old (15m) does it go to the DLQ. Deliveries the bridge
+	// abandoned unsettled or handed back after a DLQ refusal do not count,
+	// even when the source counts them as redeliveries.
 	MaxReplayAttempts int
 	ReplayBudget      time.Duration
 	// AllowRetryDrop accepts a route whose source cannot redeliver and that

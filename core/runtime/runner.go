@@ -46,9 +46,11 @@ type runner struct {
 	stopping bool
 	workers  sync.WaitGroup
 
-	// coarseNow is the wall clock in Unix nanoseconds, refreshed by the
-	// watchdog each tick; sends are stamped with it.
+	// coarseNow is the monotonic time since epoch in nanoseconds plus one
+	// (so never 0), refreshed by Run and then by the watchdog each tick;
+	// sends are stamped with it.
 	coarseNow atomic.Int64
+	epoch     time.Time
 
 	// workCtx is cancelled when in-flight deliveries overstay the stop
 	// timeout; settleCtx is never cancelled by shutdown so that a delivery
@@ -99,7 +101,8 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		}
 		rn.resolver = res
 	}
-	rn.coarseNow.Store(time.Now().UnixNano())
+	rn.epoch = time.Now()
+	rn.refreshCoarse(rn.epoch)
 	rn.workCtx, rn.cancelWork = context.WithCancel(context.Background())
 	rn.settleCtx = context.WithoutCancel(rn.workCtx)
 	return rn, nil
@@ -174,6 +177,15 @@ func (rn *runner) stopWorkers(deadline <-chan struct{}) {
 		<-done
 	}
 	rn.cancelWork()
+}
+
+// refreshCoarse sets the coarse clock to now and returns its value. It
+// measures on the monotonic clock, so a step of the wall clock neither
+// fires nor suppresses send timeouts.
+func (rn *runner) refreshCoarse(now time.Time) int64 {
+	n := max(int64(now.Sub(rn.epoch)), 0) + 1
+	rn.coarseNow.Store(n)
+	return n
 }
 
 // closers lists the route's senders that hold resources. Receivers are

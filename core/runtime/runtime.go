@@ -116,6 +116,14 @@ func (rt *Runtime) Run(ctx context.Context) error {
 	intakeCtx, stopIntake := context.WithCancel(ctx)
 	defer stopIntake()
 
+	// Sends are stamped with the coarse clock, which the watchdogs refresh
+	// only once per tick: bring it up to date before the first delivery,
+	// however long ago New ran.
+	now := time.Now()
+	for _, rn := range rt.runners {
+		rn.refreshCoarse(now)
+	}
+
 	// Watchdogs outlive intake: they guard sends until shutdown is over.
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	var watchers sync.WaitGroup
@@ -164,8 +172,9 @@ func (rt *Runtime) shutdown() {
 	for _, rn := range rt.runners {
 		for _, c := range rn.closers() {
 			// Senders shared by several bindings or routes are closed
-			// once; values that cannot be map keys are closed each time.
-			if reflect.TypeOf(c).Comparable() {
+			// once; values that cannot be map keys (judged by their
+			// contents, not only their type) are closed each time.
+			if reflect.ValueOf(c).Comparable() {
 				if closed[c] {
 					continue
 				}

@@ -52,7 +52,7 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 	} else {
 		rn.m.acked.Add(1)
 	}
-	rn.attempts.forget(env.ID)
+	rn.attempts.forget(w.origID)
 }
 
 // terminal finishes a message that will not be retried: written to the DLQ
@@ -80,11 +80,14 @@ func (w *worker) terminal(d ports.Delivery, env *messaging.Envelope, err error, 
 func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
-	failures, first := rn.attempts.fail(env.ID, now)
-	rn.attempts.markSent(env.ID, now, w.accepted)
+	failures, first := rn.attempts.fail(w.origID, now)
+	rn.attempts.markSent(w.origID, now, w.accepted)
 	attempt := attemptNumber(d, failures)
 
-	if attempt >= rn.policy.MaxReplayAttempts && now.Sub(first) >= rn.policy.ReplayBudget {
+	// Only failures of the message itself spend the replay budget. The
+	// source's redelivery count, which drives the backoff, also counts
+	// deliveries the bridge abandoned or handed back after a DLQ refusal.
+	if failures >= rn.policy.MaxReplayAttempts && now.Sub(first) >= rn.policy.ReplayBudget {
 		poison := fault.ErrPoisonMessage.Wrap(err)
 		w.terminal(d, env, poison, w.fallbackAction(), ports.DLQMaxRetries, reasonPoison)
 		return
@@ -109,7 +112,11 @@ func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 // budget is not charged: the message did nothing wrong.
 func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error) {
 	rn := w.rn
-	failures, _ := rn.attempts.peek(env.ID, rn.opts.Clock.Now())
+	now := rn.opts.Clock.Now()
+	// Fan-out destinations that accepted are not sent to again when the
+	// message comes back.
+	rn.attempts.markSent(w.origID, now, w.accepted)
+	failures, _ := rn.attempts.peek(w.origID, now)
 	delay := rn.policy.Backoff.Delay(attemptNumber(d, failures), rn.opts.Rand())
 	rerr := d.Retry(rn.settleCtx, delay, cause)
 	switch {
@@ -153,7 +160,7 @@ func attemptNumber(d ports.Delivery, failures int) int {
 func (w *worker) deadLetter(env *messaging.Envelope, d ports.Delivery, err error, cat ports.DLQCategory) error {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
-	failures, first := rn.attempts.peek(env.ID, now)
+	failures, first := rn.attempts.peek(w.origID, now)
 	stored := env.Clone()
 	stored.Subject = w.origSubj
 	stored.SetPayload(w.origBody)
@@ -171,7 +178,9 @@ func (w *worker) deadLetter(env *messaging.Envelope, d ports.Delivery, err error
 	if !w.dispatched || errors.Is(err, fault.ErrPoisonMessage) || len(targets) == 0 {
 		targets = []dispatchFailure{{err: err}}
 		if w.dispatched && len(w.failures) > 0 {
-			targets[0].bindingID, targets[0].address = w.failures[0].bindingID, w.failures[0].address
+			// Name the destination whose failure settled the message.
+			f := w.failures[w.decidingFailure()]
+			targets[0].bindingID, targets[0].address = f.bindingID, f.address
 		}
 	}
 	for _, f := range targets {

@@ -93,10 +93,10 @@ func validatePolicy(i int, r Route, opts Options, add func(int, string, string, 
 	if b.Max < 0 {
 		add(i, "policy.backoff.max_interval", "must not be negative, got %s", b.Max)
 	}
-	if b.Multiplier != 0 && b.Multiplier < 1 {
+	if b.Multiplier != 0 && !(b.Multiplier >= 1) { // NaN fails too
 		add(i, "policy.backoff.multiplier", "must be >= 1, got %g", b.Multiplier)
 	}
-	if b.Jitter != nil && (*b.Jitter < 0 || *b.Jitter > 1) {
+	if b.Jitter != nil && !(*b.Jitter >= 0 && *b.Jitter <= 1) { // NaN fails too
 		add(i, "policy.backoff.jitter", "must be within [0,1], got %g", *b.Jitter)
 	}
 	actions := []struct {

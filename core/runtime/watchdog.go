@@ -22,8 +22,7 @@ func (rn *runner) runWatchdog(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			n := now.UnixNano()
-			rn.coarseNow.Store(n)
+			n := rn.refreshCoarse(now)
 			rn.mu.Lock()
 			for _, w := range rn.pool {
 				w.guard.expireIfOverdue(n, rn.policy.SendTimeout)

@@ -19,12 +19,14 @@ type worker struct {
 	guard *sendGuard
 
 	// Per-delivery state, reset by handle.
-	d          ports.Delivery
-	dispatched bool
-	failures   []dispatchFailure // failed destinations of the last dispatch
-	accepted   []string          // fan-out bindings that accepted
-	origSubj   string            // subject and payload as received, for
-	origBody   []byte            // the DLQ (payloads are immutable)
+	d           ports.Delivery
+	dispatched  bool
+	interrupted bool              // a dispatch began and has not returned (a panic)
+	failures    []dispatchFailure // failed destinations of the last dispatch
+	accepted    []destination     // fan-out destinations that accepted
+	origID      string            // the message ID as received, which keys the attempt tracker
+	origSubj    string            // subject and payload as received, for
+	origBody    []byte            // the DLQ (payloads are immutable)
 }
 
 // dispatchFailure is one destination that refused the message.
@@ -101,21 +103,27 @@ func (w *worker) prepare(env *messaging.Envelope) {
 	}
 	env.Headers[messaging.HeaderRouteID] = w.rn.routeIDValue
 	env.Headers[messaging.HeaderSourceID] = w.rn.sourceIDValue
-	w.origSubj, w.origBody = env.Subject, env.PayloadView()
+	w.origID, w.origSubj, w.origBody = env.ID, env.Subject, env.PayloadView()
 }
 
 // process runs the expiry check, the processor chain and the dispatch. It
 // returns the error that decides settlement: the dispatch outcome when a
 // dispatch happened, the chain's error otherwise.
 func (w *worker) process(ctx context.Context, d ports.Delivery, env *messaging.Envelope) (err error) {
+	w.d, w.dispatched, w.interrupted = d, false, false
 	if env.HasExpiry() && env.IsExpired(w.rn.opts.Clock.Now()) {
 		return fault.ErrMessageExpired
 	}
-	w.d, w.dispatched = d, false
 	defer func() {
 		if p := recover(); p != nil {
 			w.rn.log.Error("processor panicked", "panic", p, "stack", string(debug.Stack()))
 			err = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("processor panicked: %v", p))
+			if w.dispatched {
+				// The panic, not the failures recorded so far (which may
+				// all be transient), decides the outcome: record it so
+				// that the DLQ gets an entry for it.
+				w.failures = append(w.failures, dispatchFailure{err: err})
+			}
 		}
 	}()
 	err = w.chain(ctx, env)
@@ -123,6 +131,14 @@ func (w *worker) process(ctx context.Context, d ports.Delivery, env *messaging.E
 		// A processor that returns without calling next still lets the
 		// message through.
 		err = w.dispatchLayer(ctx, env)
+	}
+	if w.interrupted {
+		// A panic cut the dispatch short and a processor recovered it:
+		// the destinations after the failing one never got the message.
+		if err == nil {
+			err = errDispatchInterrupted
+		}
+		w.failures = append(w.failures, dispatchFailure{err: err})
 	}
 	if w.dispatched {
 		if derr := w.dispatchError(); derr != nil || err == nil {
@@ -138,12 +154,17 @@ func (w *worker) process(ctx context.Context, d ports.Delivery, env *messaging.E
 
 // dispatchLayer is the innermost layer of the chain.
 func (w *worker) dispatchLayer(ctx context.Context, env *messaging.Envelope) error {
-	w.dispatched = true
+	w.dispatched, w.interrupted = true, true
 	w.failures = w.failures[:0]
 	w.accepted = w.accepted[:0]
 	w.dispatch(ctx, env)
+	w.interrupted = false
 	return w.dispatchError()
 }
+
+// errDispatchInterrupted settles a message whose dispatch a panic cut short
+// when the processor that recovered the panic returned no error.
+var errDispatchInterrupted = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, "dispatch interrupted by a panic")
 
 // abandonable derives a context that is also cancelled when abandoned
 // closes. The returned cancel must be called to release the watcher.
