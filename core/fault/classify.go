@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// As returns the first BridgeError in err's chain.
+// As returns the first BridgeError in err's chain. A nil *BridgeError
+// stored in an error interface does not count.
 func As(err error) (*BridgeError, bool) {
 	var be *BridgeError
-	if errors.As(err, &be) {
+	if errors.As(err, &be) && be != nil {
 		return be, true
 	}
 	return nil, false

@@ -63,7 +63,7 @@ func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, add
 		maps.Copy(out.Headers, p.Headers)
 	}
 	msg := ports.OutboundMessage{Envelope: out, Address: addr}
-	if ctx == w.rn.workCtx {
+	if ctx == w.baseCtx {
 		// The common case: reuse the worker's guard (no allocation).
 		return w.guardedSend(b, msg)
 	}

@@ -49,6 +49,11 @@ const (
 	DefaultJitter            = 0.2
 )
 
+// MaxMaxInFlight is the largest accepted Policy.MaxInFlight: each in-flight
+// slot may become a goroutine, and a million is already far beyond what one
+// route needs.
+const MaxMaxInFlight = 1_000_000
+
 // Policy tunes how a route handles and settles messages. The zero value of
 // every field means "use the default".
 type Policy struct {

@@ -43,6 +43,7 @@ type runner struct {
 
 	mu       sync.Mutex // guards pool and stopping
 	pool     []*worker
+	poolSize atomic.Int32 // len(pool), read without the lock by emit
 	stopping bool
 	workers  sync.WaitGroup
 
@@ -144,6 +145,9 @@ func (rn *runner) emit(ctx context.Context, d ports.Delivery) error {
 
 // spawn starts a worker for d when the pool is not yet full.
 func (rn *runner) spawn(d ports.Delivery) bool {
+	if int(rn.poolSize.Load()) >= rn.policy.MaxInFlight {
+		return false // the common case under load: no lock needed
+	}
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
 	if rn.stopping || len(rn.pool) >= rn.policy.MaxInFlight {
@@ -151,6 +155,7 @@ func (rn *runner) spawn(d ports.Delivery) bool {
 	}
 	w := newWorker(rn)
 	rn.pool = append(rn.pool, w)
+	rn.poolSize.Store(int32(len(rn.pool)))
 	rn.workers.Add(1)
 	go w.loop(d)
 	return true

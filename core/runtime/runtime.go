@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/clock"
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -80,6 +82,7 @@ func (o Options) withDefaults() Options {
 type Runtime struct {
 	opts    Options
 	runners []*runner
+	started atomic.Bool
 }
 
 // New checks routes and builds a runtime. All problems are reported at once,
@@ -111,8 +114,12 @@ func New(routes []Route, opts Options) (*Runtime, error) {
 // intake stops, in-flight deliveries get Options.StopTimeout to finish, the
 // rest are abandoned unsettled, and senders that implement ports.Closer are
 // closed (each once, even when several bindings share it). Run
-// returns the receiver's error, or nil after a cancellation.
+// returns the receiver's error, or nil after a cancellation. A Runtime runs
+// once: a second call returns an error.
 func (rt *Runtime) Run(ctx context.Context) error {
+	if !rt.started.CompareAndSwap(false, true) {
+		return fault.ErrInvalidConfig.WithMessage("runtime: Run may be called only once; build a new Runtime with New")
+	}
 	intakeCtx, stopIntake := context.WithCancel(ctx)
 	defer stopIntake()
 

@@ -51,6 +51,7 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 		rn.log.Warn("ack failed; the source may redeliver", "message_id", env.ID, "err", err)
 	} else {
 		rn.m.acked.Add(1)
+		w.outcome.Outcome, w.outcome.Terminal = ports.SettledAcked, true
 	}
 	rn.attempts.forget(w.origID)
 }
@@ -100,6 +101,7 @@ func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 	switch {
 	case rerr == nil:
 		rn.m.retried.Add(1)
+		w.outcome.Outcome = ports.SettledRetried
 	case errors.Is(rerr, fault.ErrNotSupported):
 		w.terminal(d, env, err, w.fallbackAction(), ports.DLQRetryUnsupported, reasonRetryUnsupported)
 	default:
@@ -122,6 +124,7 @@ func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error)
 	switch {
 	case rerr == nil:
 		rn.m.retried.Add(1)
+		w.outcome.Outcome = ports.SettledRetried
 	case errors.Is(rerr, fault.ErrNotSupported):
 		rn.m.dropped[reasonDLQUnavailable].Add(1)
 		rn.log.Error("message lost: the DLQ refused it and the source cannot retry", "message_id", env.ID, "err", cause)
@@ -155,13 +158,14 @@ func attemptNumber(d ports.Delivery, failures int) int {
 
 // deadLetter writes one DLQ entry per failed destination, or one entry for
 // a failure that happened before dispatch. The stored envelope carries the
-// subject and payload as received, so a redrive runs the route again from
+// ID, subject and payload as received, so a redrive runs the route again from
 // the start.
 func (w *worker) deadLetter(env *messaging.Envelope, d ports.Delivery, err error, cat ports.DLQCategory) error {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
 	failures, first := rn.attempts.peek(w.origID, now)
 	stored := env.Clone()
+	stored.ID = w.origID
 	stored.Subject = w.origSubj
 	stored.SetPayload(w.origBody)
 	base := ports.DLQEntry{

@@ -74,8 +74,8 @@ func validateBindings(i int, bs []Binding, add func(int, string, string, ...any)
 
 func validatePolicy(i int, r Route, opts Options, add func(int, string, string, ...any)) {
 	p := r.Policy
-	if p.MaxInFlight < 0 {
-		add(i, "policy.max_in_flight", "must not be negative, got %d", p.MaxInFlight)
+	if p.MaxInFlight < 0 || p.MaxInFlight > MaxMaxInFlight {
+		add(i, "policy.max_in_flight", "must be within [0,%d], got %d", MaxMaxInFlight, p.MaxInFlight)
 	}
 	if p.SendTimeout < 0 {
 		add(i, "policy.send_timeout", "must not be negative, got %s", p.SendTimeout)

@@ -47,7 +47,7 @@ func TestNewRejectsBadRoutes(t *testing.T) {
 		}},
 		{"negative limits", []runtime.Route{with(func(r *runtime.Route) {
 			r.Policy.MaxInFlight, r.Policy.SendTimeout, r.Policy.MaxReplayAttempts, r.Policy.ReplayBudget = -1, -1, -1, -1
-		})}, false, []string{"policy.max_in_flight", "policy.send_timeout", "policy.max_replay_attempts", "policy.replay_budget"}},
+		})}, false, []string{"policy.max_in_flight: must be within [0,1000000], got -1", "policy.send_timeout", "policy.max_replay_attempts", "policy.replay_budget"}},
 		{"bad action", []runtime.Route{with(func(r *runtime.Route) { r.Policy.OnFiltered = "shred" })}, false,
 			[]string{`routes[0].policy.on_filtered: "shred" is invalid; must be one of: drop, dlq`}},
 		{"dlq defaults need a DLQ store", []runtime.Route{ok()}, true,

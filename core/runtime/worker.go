@@ -17,9 +17,14 @@ type worker struct {
 	rn    *runner
 	chain ports.ProcessorFunc
 	guard *sendGuard
+	// baseCtx is the route's work context carrying this worker's
+	// settlement scope, built once and passed down the chain.
+	baseCtx context.Context
+	scope   ports.SettleScope
 
 	// Per-delivery state, reset by handle.
 	d           ports.Delivery
+	outcome     ports.Settlement // how settle ended the delivery
 	dispatched  bool
 	interrupted bool              // a dispatch began and has not returned (a panic)
 	failures    []dispatchFailure // failed destinations of the last dispatch
@@ -37,6 +42,7 @@ type dispatchFailure struct {
 
 func newWorker(rn *runner) *worker {
 	w := &worker{rn: rn, guard: newSendGuard(rn.workCtx)}
+	w.baseCtx = ports.WithSettleScope(rn.workCtx, &w.scope)
 	next := ports.ProcessorFunc(w.dispatchLayer)
 	for i := len(rn.route.Processors) - 1; i >= 0; i-- {
 		p, inner := rn.route.Processors[i], next
@@ -71,7 +77,7 @@ func (w *worker) handle(d ports.Delivery) {
 	rn.m.inFlight.Add(1)
 	defer rn.m.inFlight.Add(-1)
 
-	ctx := rn.workCtx
+	ctx := w.baseCtx
 	if ab, ok := d.(ports.Abandoner); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = abandonable(ctx, ab.Abandoned())
@@ -82,10 +88,26 @@ func (w *worker) handle(d ports.Delivery) {
 	w.prepare(env)
 	ctx, span := rn.tracer.Start(ctx, "gobridge.route", env)
 	err := w.process(ctx, d, env)
-	w.settle(ctx, d, env, err)
+	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
+	w.settleSafely(ctx, d, env, err)
+	w.scope.Fire(w.outcome)
 	span.End(err)
 	rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
 	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
+}
+
+// settleSafely settles d and survives a panic in the source's Ack or Retry
+// or in the DLQ store: the delivery is then left as it is (the source
+// redelivers what it did not record as settled) and the worker lives on.
+func (w *worker) settleSafely(ctx context.Context, d ports.Delivery, env *messaging.Envelope, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.rn.m.settleErr.Add(1)
+			w.rn.log.Error("settlement panicked; leaving the delivery to its source",
+				"message_id", w.origID, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	w.settle(ctx, d, env, err)
 }
 
 // prepare applies the ingress header rules: strip reserved names, then set
