@@ -18,7 +18,8 @@ type EmitFunc func(ctx context.Context, d Delivery) error
 //
 // Run blocks, calling emit for each delivery, until ctx is cancelled (it
 // then returns nil or ctx.Err()) or an unrecoverable error occurs. Run may
-// call emit from several goroutines at once.
+// call emit from several goroutines at once, but none may call it after Run
+// returned.
 type Receiver interface {
 	Run(ctx context.Context, emit EmitFunc) error
 }

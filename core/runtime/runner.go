@@ -39,7 +39,6 @@ type runner struct {
 
 	work       chan ports.Delivery
 	intakeDone chan struct{} // closed when intake stops
-	quit       chan struct{} // closed to tell idle workers to exit
 
 	mu       sync.Mutex // guards pool and stopping
 	pool     []*worker
@@ -84,7 +83,6 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		sourceIDValue: r.ReceiverID,
 		work:          make(chan ports.Delivery),
 		intakeDone:    make(chan struct{}),
-		quit:          make(chan struct{}),
 	}
 	bs := make([]routing.Binding, len(r.Bindings))
 	for i := range r.Bindings {
@@ -124,7 +122,15 @@ func (rn *runner) runIntake(ctx context.Context) error {
 }
 
 // emit is the ports.EmitFunc handed to the receiver.
-func (rn *runner) emit(ctx context.Context, d ports.Delivery) error {
+func (rn *runner) emit(ctx context.Context, d ports.Delivery) (err error) {
+	defer func() {
+		// Shutdown closes the work channel once the receiver's Run has
+		// returned; a receiver that still emits afterwards breaks its
+		// contract, and gets an error rather than a crash.
+		if recover() != nil {
+			err = errStopping
+		}
+	}()
 	select {
 	case rn.work <- d:
 		return nil
@@ -168,7 +174,7 @@ func (rn *runner) stopWorkers(deadline <-chan struct{}) {
 	rn.mu.Lock()
 	rn.stopping = true
 	rn.mu.Unlock()
-	close(rn.quit)
+	close(rn.work) // idle workers exit; intake has stopped, so nobody sends
 	done := make(chan struct{})
 	go func() {
 		rn.workers.Wait()

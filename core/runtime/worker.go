@@ -59,13 +59,8 @@ func (w *worker) loop(first ports.Delivery) {
 	defer w.rn.workers.Done()
 	defer w.guard.close()
 	w.handle(first)
-	for {
-		select {
-		case d := <-w.rn.work:
-			w.handle(d)
-		case <-w.rn.quit:
-			return
-		}
+	for d := range w.rn.work {
+		w.handle(d)
 	}
 }
 
