@@ -22,6 +22,7 @@ const (
 
 // DLQEntry is one dead-lettered message with the evidence of its failure.
 type DLQEntry struct {
+	// ID identifies the entry (not the message); Write fills it when empty.
 	ID        string
 	Envelope  *messaging.Envelope
 	RouteID   string
@@ -58,8 +59,13 @@ type DLQWriter interface {
 }
 
 // DLQStore is a dead-letter queue an operator can inspect and repair.
-// Listing is ordered and cursor-stable: entries written after a listing
-// started never make a page repeat or skip an older entry.
+//
+// List returns entries oldest first (in write order) and is cursor-stable:
+// entries written or deleted while an operator pages through never make a
+// page repeat an entry or skip one that still exists. The cursor is opaque;
+// an empty cursor starts at the beginning; a limit of 0 or less means a
+// store default (100). Get and Delete fail with NOT_FOUND for an unknown
+// id. Purge and Count take the same filter as List.
 type DLQStore interface {
 	DLQWriter
 	List(ctx context.Context, f DLQFilter, cursor string, limit int) (DLQPage, error)
@@ -69,3 +75,8 @@ type DLQStore interface {
 	Purge(ctx context.Context, f DLQFilter) (int, error)
 	Count(ctx context.Context, f DLQFilter) (int, error)
 }
+
+// HeaderRedrivenFrom links a redriven message to the DLQ entry's original
+// message ID. It sits outside the reserved x-bridge. namespace so that
+// ingress stripping keeps it.
+const HeaderRedrivenFrom = "gobridge.redriven-from"
