@@ -69,3 +69,12 @@ type OutboxStore interface {
 	// claimed or not.
 	Depth(ctx context.Context, partition string) (int, error)
 }
+
+// OutboxBatchCompleter is implemented by outbox stores that can complete
+// many records in one write. Drainers use it when present, which matters
+// for stores where every write costs a disk flush.
+type OutboxBatchCompleter interface {
+	// CompleteBatch completes every record in ids, as Complete would, in
+	// one atomic write.
+	CompleteBatch(ctx context.Context, ids []string, tok LeaseToken) error
+}

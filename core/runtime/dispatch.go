@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"maps"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
@@ -24,6 +23,10 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 	}
 	if rn.single {
 		plans = plans[:1]
+	}
+	if rn.outbox {
+		w.persist(ctx, env, plans)
+		return
 	}
 	fanOut := len(plans) > 1
 	for _, p := range plans {
@@ -56,13 +59,7 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 // send transmits env through one binding within the route's send timeout.
 // The address travels beside the envelope; the subject is never touched.
 func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
-	out := env
-	if len(b.Headers) > 0 || len(p.Headers) > 0 {
-		out = env.Clone()
-		maps.Copy(out.Headers, b.Headers)
-		maps.Copy(out.Headers, p.Headers)
-	}
-	msg := ports.OutboundMessage{Envelope: out, Address: addr}
+	msg := ports.OutboundMessage{Envelope: outboundEnvelope(env, b, p), Address: addr}
 	if ctx == w.baseCtx {
 		// The common case: reuse the worker's guard (no allocation).
 		return w.guardedSend(b, msg)

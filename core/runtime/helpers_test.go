@@ -3,11 +3,13 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -26,6 +28,13 @@ func waitCtx(t *testing.T) context.Context {
 // start builds a runtime and runs it until the test ends. The returned stop
 // function cancels it and returns Run's error.
 func start(t *testing.T, routes []runtime.Route, opts runtime.Options) (stop func() error) {
+	t.Helper()
+	_, stop = startRT(t, routes, opts)
+	return stop
+}
+
+// startRT is start that also returns the runtime.
+func startRT(t *testing.T, routes []runtime.Route, opts runtime.Options) (rt *runtime.Runtime, stop func() error) {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -51,7 +60,7 @@ func start(t *testing.T, routes []runtime.Route, opts runtime.Options) (stop fun
 		return runErr
 	}
 	t.Cleanup(func() { _ = stop() })
-	return stop
+	return rt, stop
 }
 
 // publish sends messages into a memory receiver and returns their IDs.
@@ -73,6 +82,7 @@ func publish(t *testing.T, pub interface {
 type memDLQ struct {
 	mu      sync.Mutex
 	entries []ports.DLQEntry
+	n       int // entries ever written, for IDs
 	fail    error
 	changed chan struct{}
 }
@@ -85,6 +95,10 @@ func (d *memDLQ) Write(_ context.Context, e ports.DLQEntry) error {
 	if d.fail != nil {
 		return d.fail
 	}
+	if e.ID == "" {
+		d.n++
+		e.ID = fmt.Sprintf("dlq-%d", d.n)
+	}
 	d.entries = append(d.entries, e)
 	select {
 	case d.changed <- struct{}{}:
@@ -92,6 +106,39 @@ func (d *memDLQ) Write(_ context.Context, e ports.DLQEntry) error {
 	}
 	return nil
 }
+
+func (d *memDLQ) Get(_ context.Context, id string) (ports.DLQEntry, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range d.entries {
+		if e.ID == id {
+			return e, nil
+		}
+	}
+	return ports.DLQEntry{}, fault.ErrNotFound
+}
+
+func (d *memDLQ) Delete(_ context.Context, id string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, e := range d.entries {
+		if e.ID == id {
+			d.entries = append(d.entries[:i], d.entries[i+1:]...)
+			return nil
+		}
+	}
+	return fault.ErrNotFound
+}
+
+func (d *memDLQ) List(context.Context, ports.DLQFilter, string, int) (ports.DLQPage, error) {
+	return ports.DLQPage{Entries: d.all()}, nil
+}
+
+func (d *memDLQ) Purge(context.Context, ports.DLQFilter) (int, error) {
+	return 0, fault.ErrNotSupported
+}
+
+func (d *memDLQ) Count(context.Context, ports.DLQFilter) (int, error) { return len(d.all()), nil }
 
 func (d *memDLQ) setFail(err error) {
 	d.mu.Lock()

@@ -23,17 +23,18 @@ var (
 
 // Drop reasons used as the "reason" label.
 const (
-	reasonFiltered         = "filtered"
-	reasonRejected         = "rejected"
-	reasonExpired          = "expired"
-	reasonPermanent        = "permanent"
-	reasonRetryUnsupported = "retry_unsupported"
-	reasonPoison           = "poison"
-	reasonDLQUnavailable   = "dlq_unavailable"
+	reasonFiltered          = "filtered"
+	reasonRejected          = "rejected"
+	reasonExpired           = "expired"
+	reasonPermanent         = "permanent"
+	reasonRetryUnsupported  = "retry_unsupported"
+	reasonPoison            = "poison"
+	reasonDLQUnavailable    = "dlq_unavailable"
+	reasonOutboxUnavailable = "outbox_unavailable"
 )
 
 var dropReasons = []string{reasonFiltered, reasonRejected, reasonExpired, reasonPermanent,
-	reasonRetryUnsupported, reasonPoison, reasonDLQUnavailable}
+	reasonRetryUnsupported, reasonPoison, reasonDLQUnavailable, reasonOutboxUnavailable}
 
 var dlqCategories = []ports.DLQCategory{ports.DLQMaxRetries, ports.DLQPermanent, ports.DLQExpired,
 	ports.DLQFiltered, ports.DLQRetryUnsupported, ports.DLQRejected}

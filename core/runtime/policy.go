@@ -80,6 +80,8 @@ type Policy struct {
 	// AllowRetryDrop accepts a route whose source cannot redeliver and that
 	// has no DLQ: a transient failure then drops the message (counted).
 	AllowRetryDrop bool
+	// Outbox tunes shared_outbox routes; direct_hold routes ignore it.
+	Outbox OutboxPolicy
 }
 
 // Backoff is an exponential retry ladder with equal jitter.
@@ -119,6 +121,7 @@ func (p Policy) withDefaults() Policy {
 		p.ReplayBudget = DefaultReplayBudget
 	}
 	p.Backoff = p.Backoff.withDefaults()
+	p.Outbox = p.Outbox.withDefaults()
 	return p
 }
 

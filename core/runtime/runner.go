@@ -33,6 +33,8 @@ type runner struct {
 	m        routeMetrics
 	tracer   telemetry.Tracer
 	single   bool
+	outbox   bool       // shared_outbox: persist instead of send
+	depth    *depthGate // shared_outbox only
 
 	// Header values boxed once so that setting them allocates nothing.
 	routeIDValue, sourceIDValue any
@@ -79,6 +81,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
 		tracer:        opts.Tracer,
 		single:        r.DispatchMode == Single,
+		outbox:        r.DeliveryMode == SharedOutbox,
 		routeIDValue:  r.ID,
 		sourceIDValue: r.ReceiverID,
 		work:          make(chan ports.Delivery),
@@ -99,6 +102,9 @@ func newRunner(r Route, opts Options) (*runner, error) {
 			return nil, err
 		}
 		rn.resolver = res
+	}
+	if rn.outbox {
+		rn.depth = newDepthGate(opts.Outbox, opts.Clock, rn.policy.Outbox)
 	}
 	rn.epoch = time.Now()
 	rn.refreshCoarse(rn.epoch)

@@ -36,8 +36,12 @@ type Options struct {
 	// Tracer opens a span per delivery (no-op).
 	Tracer telemetry.Tracer
 	// DLQ stores dead-lettered messages. Routes whose policy sends
-	// anything to the DLQ are refused without it.
+	// anything to the DLQ are refused without it. Redrive needs it to be a
+	// full ports.DLQStore.
 	DLQ ports.DLQWriter
+	// Outbox stores the messages of shared_outbox routes until their
+	// drainers deliver them. Such routes are refused without it.
+	Outbox ports.OutboxStore
 	// StopTimeout bounds the wait for in-flight deliveries at shutdown (30s).
 	StopTimeout time.Duration
 	// CloseTimeout bounds closing senders at shutdown (10s).
@@ -83,6 +87,7 @@ type Runtime struct {
 	opts    Options
 	runners []*runner
 	started atomic.Bool
+	running atomic.Bool // between the start of Run and the start of shutdown
 }
 
 // New checks routes and builds a runtime. All problems are reported at once,
@@ -142,6 +147,9 @@ func (rt *Runtime) Run(ctx context.Context) error {
 		watchers.Go(func() { rn.runWatchdog(watchCtx) })
 	}
 
+	drainers := startDrainers(rt.runners)
+	rt.running.Store(true)
+
 	var wg sync.WaitGroup
 	fatal := make(chan error, len(rt.runners))
 	for _, rn := range rt.runners {
@@ -158,14 +166,17 @@ func (rt *Runtime) Run(ctx context.Context) error {
 	case runErr = <-fatal:
 		rt.opts.Logger.Error("receiver failed; stopping the bridge", "err", runErr)
 	}
+	rt.running.Store(false)
 	stopIntake()
 	wg.Wait()
-	rt.shutdown()
+	rt.shutdown(drainers)
 	return runErr
 }
 
-// shutdown drains in-flight work and closes resources; intake has stopped.
-func (rt *Runtime) shutdown() {
+// shutdown finishes in-flight work and closes resources; intake has
+// stopped. Workers finish first, so that every message taken is persisted
+// before the drainers stop; both share one StopTimeout deadline.
+func (rt *Runtime) shutdown(drainers *drainGroup) {
 	drainCtx, cancelDrain := context.WithTimeout(context.Background(), rt.opts.StopTimeout)
 	defer cancelDrain()
 	var wg sync.WaitGroup
@@ -173,6 +184,7 @@ func (rt *Runtime) shutdown() {
 		wg.Go(func() { rn.stopWorkers(drainCtx.Done()) })
 	}
 	wg.Wait()
+	drainers.shutdown(drainCtx.Done())
 	closeCtx, cancel := context.WithTimeout(context.Background(), rt.opts.CloseTimeout)
 	defer cancel()
 	closed := map[ports.Closer]bool{}

@@ -39,6 +39,12 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 		rn.log.Warn("permanent failure", "message_id", env.ID, "err", err)
 		w.terminal(d, env, err, p.OnPermanentFailure, ports.DLQPermanent, reasonPermanent)
 	default:
+		if w.uncounted {
+			// The outbox was full or slow: retry without charging the
+			// message's replay budget.
+			w.requeue(d, env, err, reasonOutboxUnavailable)
+			return
+		}
 		w.retry(d, env, err)
 	}
 }
@@ -65,7 +71,7 @@ func (w *worker) terminal(d ports.Delivery, env *messaging.Envelope, err error, 
 		if werr := w.deadLetter(env, d, err, cat); werr != nil {
 			rn.m.dlqErr.Add(1)
 			rn.log.Error("DLQ write failed; handing the message back to its source", "message_id", env.ID, "err", werr)
-			w.requeue(d, env, werr)
+			w.requeue(d, env, werr, reasonDLQUnavailable)
 			return
 		}
 		rn.m.dlq[cat].Add(1)
@@ -110,9 +116,12 @@ func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 	}
 }
 
-// requeue hands a delivery back after its DLQ write failed. The replay
-// budget is not charged: the message did nothing wrong.
-func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error) {
+// requeue hands a delivery back after a failure that was not the
+// message's own (the DLQ refused the entry, the outbox was full or slow).
+// The replay budget is not charged. When the source cannot retry, the
+// message goes to the DLQ if that is not what failed, else it is dropped
+// and counted under reason.
+func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error, reason string) {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
 	// Fan-out destinations that accepted are not sent to again when the
@@ -125,9 +134,12 @@ func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error)
 	case rerr == nil:
 		rn.m.retried.Add(1)
 		w.outcome.Outcome = ports.SettledRetried
+	case errors.Is(rerr, fault.ErrNotSupported) && reason != reasonDLQUnavailable && rn.opts.DLQ != nil:
+		w.terminal(d, env, cause, DLQ, ports.DLQRetryUnsupported, reasonRetryUnsupported)
 	case errors.Is(rerr, fault.ErrNotSupported):
-		rn.m.dropped[reasonDLQUnavailable].Add(1)
-		rn.log.Error("message lost: the DLQ refused it and the source cannot retry", "message_id", env.ID, "err", cause)
+		rn.m.dropped[reason].Add(1)
+		rn.log.Error("message dropped: it could not be stored and the source cannot retry",
+			"message_id", env.ID, "reason", reason, "err", cause)
 		w.ack(d, env)
 	default:
 		rn.m.settleErr.Add(1)

@@ -33,7 +33,10 @@ func validate(routes []Route, opts Options) error {
 		switch r.DeliveryMode {
 		case "", DirectHold:
 		case SharedOutbox:
-			add(i, "delivery_mode", "shared_outbox requires stores.outbox")
+			if opts.Outbox == nil {
+				add(i, "delivery_mode", "shared_outbox requires stores.outbox")
+			}
+			validateOutbox(i, r.Policy.Outbox, add)
 		default:
 			add(i, "delivery_mode", "%q is invalid; must be one of: direct_hold, shared_outbox", r.DeliveryMode)
 		}

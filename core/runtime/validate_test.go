@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/memtransport"
@@ -52,6 +53,21 @@ func TestNewRejectsBadRoutes(t *testing.T) {
 			[]string{`routes[0].policy.on_filtered: "shred" is invalid; must be one of: drop, dlq`}},
 		{"dlq defaults need a DLQ store", []runtime.Route{ok()}, true,
 			[]string{"routes[0].policy.on_expired: dlq requires stores.dlq", "routes[0].policy.on_permanent_failure: dlq requires stores.dlq"}},
+		{"outbox drain settings", []runtime.Route{with(func(r *runtime.Route) {
+			r.DeliveryMode = runtime.SharedOutbox
+			r.Policy.Outbox = runtime.OutboxPolicy{
+				MaxDepth: -1, Interval: time.Second, BatchSize: 10, MaxBatchSize: 5,
+				Strategy: runtime.DrainStrategy{Type: "sometimes", MinInterval: 2 * time.Second, MaxInterval: time.Second, Multiplier: 1},
+			}
+		})}, false, []string{
+			"routes[0].delivery_mode: shared_outbox requires stores.outbox",
+			"policy.outbox.max_outbox_depth: must not be negative",
+			"policy.outbox.drain_interval: drain_strategy and drain_interval are mutually exclusive",
+			`policy.outbox.drain_strategy.type: "sometimes" is invalid`,
+			"policy.outbox.drain_strategy.min_interval: must not exceed max_interval",
+			"policy.outbox.drain_strategy.multiplier: must be > 1, got 1",
+			"policy.outbox.drain_max_batch_size: must be at least drain_batch_size (5 < 10)",
+		}},
 		{"source that cannot retry needs a DLQ or allow_retry_drop", []runtime.Route{with(func(r *runtime.Route) {
 			r.Receiver = memtransport.NewReceiver(memtransport.Options{NoRetry: true})
 			r.Policy.OnExpired, r.Policy.OnPermanentFailure = runtime.Drop, runtime.Drop

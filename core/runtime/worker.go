@@ -26,6 +26,7 @@ type worker struct {
 	d           ports.Delivery
 	outcome     ports.Settlement // how settle ended the delivery
 	dispatched  bool
+	uncounted   bool              // the failure was the outbox's (full, slow), not the message's
 	interrupted bool              // a dispatch began and has not returned (a panic)
 	failures    []dispatchFailure // failed destinations of the last dispatch
 	accepted    []destination     // fan-out destinations that accepted
@@ -86,6 +87,9 @@ func (w *worker) handle(d ports.Delivery) {
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
 	w.settleSafely(ctx, d, env, err)
 	w.scope.Fire(w.outcome)
+	if rd, ok := d.(*redriveDelivery); ok {
+		rd.settled(w.outcome)
+	}
 	span.End(err)
 	rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
 	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
@@ -127,7 +131,7 @@ func (w *worker) prepare(env *messaging.Envelope) {
 // returns the error that decides settlement: the dispatch outcome when a
 // dispatch happened, the chain's error otherwise.
 func (w *worker) process(ctx context.Context, d ports.Delivery, env *messaging.Envelope) (err error) {
-	w.d, w.dispatched, w.interrupted = d, false, false
+	w.d, w.dispatched, w.interrupted, w.uncounted = d, false, false, false
 	if env.HasExpiry() && env.IsExpired(w.rn.opts.Clock.Now()) {
 		return fault.ErrMessageExpired
 	}

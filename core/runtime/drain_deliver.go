@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// deliver sends a claimed batch and settles each record: complete it,
+// replay it later, or dead-letter it.
+func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
+	now := dr.rn.opts.Clock.Now()
+	results := make([]error, len(recs))
+	live := make([]int, 0, len(recs))
+	for i, r := range recs {
+		if r.Envelope != nil && r.Envelope.IsExpired(now) {
+			results[i] = fault.ErrMessageExpired
+			continue
+		}
+		live = append(live, i)
+	}
+	if bs, ok := dr.b.Sender.(ports.BatchSender); ok && len(live) > 1 {
+		dr.sendBatch(ctx, bs, recs, live, results)
+	} else {
+		dr.sendEach(ctx, recs, live, results)
+	}
+	done := make([]string, 0, len(recs))
+	for i, r := range recs {
+		if dr.settle(ctx, r, results[i]) {
+			done = append(done, r.ID)
+		}
+	}
+	dr.complete(ctx, done)
+}
+
+// sendBatch sends the live records in one SendBatch call.
+func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
+	msgs := make([]ports.OutboundMessage, len(live))
+	for k, i := range live {
+		msgs[k] = ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address}
+	}
+	sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
+	defer cancel()
+	res, err := safeSendBatch(sctx, bs, msgs)
+	if err == nil && len(res) != len(msgs) {
+		err = fault.ErrProtocolError.WithMessage(fmt.Sprintf("batch sender returned %d results for %d messages", len(res), len(msgs)))
+		err = fault.ErrUnavailable.Wrap(err) // the messages themselves did nothing wrong
+	}
+	if err != nil {
+		for _, i := range live {
+			results[i] = err
+		}
+		return
+	}
+	for k, r := range res {
+		idx := r.Index
+		if idx < 0 || idx >= len(live) {
+			idx = k
+		}
+		results[live[idx]] = r.Err
+	}
+}
+
+// sendEach sends the live records one by one, MaxConcurrency at a time.
+func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live []int, results []error) {
+	sem := make(chan struct{}, dr.pol.MaxConcurrency)
+	var wg sync.WaitGroup
+	for _, i := range live {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
+			defer cancel()
+			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
+		})
+	}
+	wg.Wait()
+}
+
+// safeSend calls Send and turns a panic into a permanent error.
+func safeSend(ctx context.Context, s ports.Sender, m ports.OutboundMessage) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("sender panicked: %v", p))
+		}
+	}()
+	return s.Send(ctx, m)
+}
+
+// safeSendBatch calls SendBatch and turns a panic into a whole-batch error.
+func safeSendBatch(ctx context.Context, bs ports.BatchSender, msgs []ports.OutboundMessage) (res []ports.BatchResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("sender panicked: %v", p))
+		}
+	}()
+	return bs.SendBatch(ctx, msgs)
+}
+
+// complete removes the settled records, in one write when the store can.
+func (dr *drainer) complete(ctx context.Context, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if bc, ok := dr.store.(ports.OutboxBatchCompleter); ok {
+		if err := bc.CompleteBatch(ctx, ids, dr.tok); err != nil {
+			dr.storeError("complete", err)
+		}
+		return
+	}
+	// Completing concurrently lets a group-committing store share one
+	// flush between them.
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if err := dr.store.Complete(ctx, id, dr.tok); err != nil {
+				dr.storeError("complete", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// storeError records a refused store write. The records involved stay
+// claimed and are delivered again once their claim is stale: a duplicate,
+// never a loss.
+func (dr *drainer) storeError(op string, err error) {
+	dr.m.claimErrors.Add(1)
+	if fault.CodeOf(err) == fault.CodeStaleFencingToken {
+		dr.log.Warn("outbox write fenced off: another drainer owns the partition", "op", op, "partition", dr.part)
+		return
+	}
+	dr.log.Warn("outbox write failed", "op", op, "partition", dr.part, "err", err)
+}

@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// drainer delivers the outbox records of one partition (a route's binding):
+// claim a batch, send it, then complete, replay or dead-letter each record.
+// Standalone drainers hold no lease and carry the zero token on every
+// guarded write; clustered draining will pass the lease's token instead.
+type drainer struct {
+	rn    *runner
+	b     *Binding
+	part  string
+	pol   OutboxPolicy
+	store ports.OutboxStore
+	tok   ports.LeaseToken
+	log   *slog.Logger
+	m     drainMetrics
+
+	batch    int           // current claim size
+	interval time.Duration // current adaptive idle interval
+}
+
+// drainMetrics are one partition's instruments.
+type drainMetrics struct {
+	delivered, replayed, claimErrors telemetry.Counter
+}
+
+var (
+	descDrained     = telemetry.Desc{Name: "gobridge_outbox_delivered_total", Help: "Outbox records delivered and completed.", Labels: []string{"route", "binding"}}
+	descReplayed    = telemetry.Desc{Name: "gobridge_outbox_replayed_total", Help: "Outbox records scheduled for another attempt.", Labels: []string{"route", "binding"}}
+	descClaimErrors = telemetry.Desc{Name: "gobridge_outbox_store_errors_total", Help: "Outbox claims, completes or replays the store refused.", Labels: []string{"route", "binding"}}
+)
+
+func newDrainer(rn *runner, b *Binding) *drainer {
+	pol := rn.policy.Outbox
+	return &drainer{
+		rn: rn, b: b, part: partitionOf(rn.route.ID, b.ID), pol: pol, store: rn.opts.Outbox,
+		log:   rn.log.With("binding", b.ID),
+		batch: pol.BatchSize, interval: pol.Strategy.MinInterval,
+		m: drainMetrics{
+			delivered:   rn.opts.Meter.Counter(descDrained, rn.route.ID, b.ID),
+			replayed:    rn.opts.Meter.Counter(descReplayed, rn.route.ID, b.ID),
+			claimErrors: rn.opts.Meter.Counter(descClaimErrors, rn.route.ID, b.ID),
+		},
+	}
+}
+
+// run drains until stop closes, finishing the batch in hand; hard cancels
+// the batch in hand (its records stay claimed and are taken over once the
+// claim is stale).
+func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
+	clk := dr.rn.opts.Clock
+	timer := clk.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		n, err := dr.cycle(hard)
+		wait := dr.nextWait(n, err)
+		if wait <= 0 {
+			continue
+		}
+		timer.Reset(wait)
+		select {
+		case <-stop:
+			timer.Stop()
+			return
+		case <-timer.C():
+		}
+	}
+}
+
+// cycle claims and delivers one batch and returns how many records it
+// claimed.
+func (dr *drainer) cycle(ctx context.Context) (int, error) {
+	recs, err := dr.store.Claim(ctx, dr.part, dr.tok, dr.batch)
+	if err != nil {
+		if ctx.Err() == nil {
+			dr.m.claimErrors.Add(1)
+			dr.log.Warn("outbox claim failed", "partition", dr.part, "err", err)
+		}
+		return 0, err
+	}
+	if len(recs) > 0 {
+		dr.deliver(ctx, recs)
+	}
+	return len(recs), nil
+}
+
+// nextWait adapts the claim size and returns how long to wait before the
+// next poll: no wait while claims return work, the strategy's idle interval
+// otherwise.
+func (dr *drainer) nextWait(n int, err error) time.Duration {
+	switch {
+	case n >= dr.batch:
+		dr.batch = min(dr.batch*2, dr.pol.MaxBatchSize)
+	case n < dr.batch/2:
+		dr.batch = max(dr.batch/2, dr.pol.BatchSize)
+	}
+	s := dr.pol.Strategy
+	if n > 0 && err == nil {
+		dr.interval = s.MinInterval
+		return 0
+	}
+	if s.Type == FixedPoll {
+		return s.Interval
+	}
+	wait := dr.interval
+	dr.interval = min(time.Duration(float64(dr.interval)*s.Multiplier), s.MaxInterval)
+	return wait
+}
