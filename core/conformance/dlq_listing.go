@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -156,12 +158,18 @@ func dlqFilters(ctx context.Context, t *testing.T, h DLQHarness) {
 
 func dlqPurgeAll(ctx context.Context, t *testing.T, h DLQHarness) {
 	writeSeries(ctx, t, h.Store, 0, 5)
+	purged, _ := listAll(ctx, t, h.Store, ports.DLQFilter{}, 0)
 	n, err := h.Store.Purge(ctx, ports.DLQFilter{})
 	if err != nil || n != 5 {
 		t.Errorf("Purge of everything = %d, %v; want 5, nil", n, err)
 	}
 	if n := count(ctx, t, h.Store, ports.DLQFilter{}); n != 0 {
 		t.Errorf("Count after Purge = %d, want 0", n)
+	}
+	for _, e := range purged {
+		if _, err := h.Store.Get(ctx, e.ID); !errors.Is(err, fault.ErrNotFound) {
+			t.Errorf("Get of purged entry %q = %v, want NOT_FOUND", e.ID, err)
+		}
 	}
 	more := writeSeries(ctx, t, h.Store, 5, 2)
 	got, _ := listAll(ctx, t, h.Store, ports.DLQFilter{}, 0)
