@@ -1,8 +1,9 @@
-// Package conformance holds reusable test suites that check a transport
-// plugin against the contracts of core/ports. A plugin's own tests call
-// RunSender, RunBatchSender and RunReceiver with a constructor that builds
-// a fresh harness for every subtest, so that no state leaks from one
-// subtest into the next:
+// Package conformance holds reusable test suites that check a plugin
+// against the contracts of core/ports: RunSender, RunBatchSender and
+// RunReceiver for transports, and RunOutboxStore, RunDLQStore and
+// RunLeaseStore for stores. A plugin's own tests call a suite with a
+// constructor that builds a fresh harness for every subtest, so that no
+// state leaks from one subtest into the next:
 //
 //	func TestConformance(t *testing.T) {
 //		conformance.RunSender(t, func(t *testing.T) conformance.SenderHarness {
