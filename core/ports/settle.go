@@ -43,6 +43,15 @@ type SettleScope struct {
 	n     atomic.Int32 // len(hooks), so an empty scope fires without locking
 }
 
+// SettleObserver is implemented by deliveries whose source wants to know
+// how the runtime ended them, beyond Ack or Retry: an HTTP ingress answers
+// its caller with a status chosen from the outcome and its error. The
+// runtime calls Settled once, after Ack or Retry returned (or after it gave
+// up on the delivery), from the goroutine that handled it.
+type SettleObserver interface {
+	Settled(st Settlement)
+}
+
 type settleScopeKey struct{}
 
 // WithSettleScope returns a context that carries s.

@@ -96,5 +96,5 @@ func (d *redriveDelivery) Retry(context.Context, time.Duration, error) error { r
 func (d *redriveDelivery) Extend(context.Context, time.Time) error           { return nil }
 func (d *redriveDelivery) Abandoned() <-chan struct{}                        { return d.ctx.Done() }
 
-// settled reports the outcome; the worker calls it after settlement.
-func (d *redriveDelivery) settled(st ports.Settlement) { d.done <- st }
+// Settled reports the outcome to the waiting Redrive call.
+func (d *redriveDelivery) Settled(st ports.Settlement) { d.done <- st }

@@ -87,8 +87,8 @@ func (w *worker) handle(d ports.Delivery) {
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
 	w.settleSafely(ctx, d, env, err)
 	w.scope.Fire(w.outcome)
-	if rd, ok := d.(*redriveDelivery); ok {
-		rd.settled(w.outcome)
+	if so, ok := d.(ports.SettleObserver); ok {
+		so.Settled(w.outcome)
 	}
 	span.End(err)
 	rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
