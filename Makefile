@@ -11,7 +11,7 @@ BENCHCPU  ?= 1
 # -race needs cgo; keep it on everywhere tests run.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test test-unit lint bench fuzz tidy clean
+.PHONY: all build run test test-unit it-setup lint bench fuzz tidy clean
 
 all: lint build test
 
@@ -26,8 +26,13 @@ build:
 run:
 	cd distro && $(GO) run ./cmd/gobridge demo
 
-## test: lint, then every module's tests with the race detector, standalone
-test: lint test-unit
+## test: lint, machine set-up for the integration suites, then every
+## module's tests with the race detector, standalone
+test: lint it-setup test-unit
+
+## it-setup: install/start what integration suites need (idempotent)
+it-setup:
+	@scripts/it-setup.sh
 
 test-unit:
 	@set -e; for m in $(MODULES); do \
