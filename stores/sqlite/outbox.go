@@ -1,0 +1,222 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// Persist stores all records in one transaction, shared with whatever
+// other writes are waiting, and returns once it committed. It fills empty
+// IDs and sets CreatedAt (and NextAttemptAt, when zero) on recs. A record
+// without an envelope fails the call with INVALID_PAYLOAD, an ID that is
+// already stored with DUPLICATE_RECORD; either way nothing is stored.
+func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	now := s.clock.Now()
+	rows := make([][]any, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		if r.Envelope == nil {
+			return fault.ErrInvalidPayload.WithMessage(fmt.Sprintf("outbox record %d has no envelope", i))
+		}
+		if r.ID == "" {
+			r.ID = newRecordID(time.Now())
+		}
+		r.CreatedAt = now
+		if r.NextAttemptAt.IsZero() {
+			r.NextAttemptAt = now
+		}
+		env := envelopeColsOf(r.Envelope)
+		next := encodeTime(r.NextAttemptAt)
+		row := make([]any, 0, 17)
+		row = append(row, r.ID, r.Partition, r.RouteID, r.BindingID, r.Address)
+		row = append(row, env.args()...)
+		row = append(row, r.ReplayCount, r.LastError, encodeTime(now),
+			encodeTime(r.FirstAttemptAt), next, next)
+		rows[i] = row
+	}
+	err := s.w.do(ctx, len(rows) > 1, func(tx *writeTx) error {
+		for _, row := range rows {
+			if _, err := tx.stmts.insertRecord.Exec(row...); err != nil {
+				if isUniqueViolation(err) {
+					return fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("outbox record %v already exists", row[0]))
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	return opError("persist", err)
+}
+
+// Claim marks up to limit due records of partition as claimed under tok
+// and returns them in persist order. A claimed record becomes claimable
+// again once the stale-claim age has passed without Complete or Replay.
+func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToken, limit int) ([]ports.OutboxRecord, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []ports.OutboxRecord
+	err := s.w.do(ctx, false, func(tx *writeTx) error {
+		out = out[:0]
+		if err := tx.fence(partition, tok); err != nil {
+			return err
+		}
+		now := encodeTime(s.clock.Now())
+		rows, err := tx.stmts.claim.Query(tok.Owner, int64(tok.Version), now,
+			addClamped(now, s.staleClaimAge), partition, limit, int64(math.MinInt64))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var seqs []int64
+		for rows.Next() {
+			rec, seq, err := scanRecord(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, rec)
+			seqs = append(seqs, seq)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		sortBySeq(out, seqs)
+		return nil
+	})
+	if err != nil {
+		return nil, opError("claim", err)
+	}
+	return out, nil
+}
+
+// Complete removes a delivered or dead-lettered record. An unknown ID is
+// not an error.
+func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) error {
+	err := s.w.do(ctx, false, func(tx *writeTx) error { return tx.complete(id, tok) })
+	return opError("complete", err)
+}
+
+// CompleteBatch completes every record in ids in one transaction: all of
+// them, or none when one is fenced off.
+func (s *Store) CompleteBatch(ctx context.Context, ids []string, tok ports.LeaseToken) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.w.do(ctx, len(ids) > 1, func(tx *writeTx) error {
+		for _, id := range ids {
+			if err := tx.complete(id, tok); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return opError("complete batch", err)
+}
+
+func (tx *writeTx) complete(id string, tok ports.LeaseToken) error {
+	partition, found, err := tx.partitionOf(id)
+	if err != nil || !found {
+		return err
+	}
+	if err := tx.fence(partition, tok); err != nil {
+		return err
+	}
+	_, err = tx.stmts.deleteRecord.Exec(id)
+	return err
+}
+
+// Replay releases a record after a failed attempt: it increments
+// ReplayCount, stores cause's message as LastError and makes the record
+// due at next. It fails with NOT_FOUND for an unknown record.
+func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cause error, next time.Time) error {
+	msg := ""
+	if cause != nil {
+		msg = cause.Error()
+	}
+	err := s.w.do(ctx, false, func(tx *writeTx) error {
+		partition, found, err := tx.partitionOf(id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fault.ErrNotFound.WithMessage(fmt.Sprintf("outbox record %q not found", id))
+		}
+		if err := tx.fence(partition, tok); err != nil {
+			return err
+		}
+		_, err = tx.stmts.replay.Exec(id, msg, encodeTime(next))
+		return err
+	})
+	return opError("replay", err)
+}
+
+// Depth returns the number of records of partition not yet completed,
+// claimed or not. It reads from the read pool and sees every committed
+// write.
+func (s *Store) Depth(ctx context.Context, partition string) (int, error) {
+	var n int
+	err := s.reads.QueryRowContext(ctx, "SELECT count(*) FROM outbox WHERE partition = ?", partition).Scan(&n)
+	if err != nil {
+		return 0, opError("depth", err)
+	}
+	return n, nil
+}
+
+func (tx *writeTx) partitionOf(id string) (string, bool, error) {
+	var partition string
+	err := tx.stmts.recordPartition.QueryRow(id).Scan(&partition)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return partition, err == nil, err
+}
+
+// scanRecord reads one row of outboxColumns.
+func scanRecord(rows *sql.Rows) (ports.OutboxRecord, int64, error) {
+	var (
+		r                        ports.OutboxRecord
+		seq                      int64
+		env                      envelopeCols
+		created, first, nextTime int64
+	)
+	dest := []any{&seq, &r.ID, &r.Partition, &r.RouteID, &r.BindingID, &r.Address}
+	dest = append(dest, env.dest()...)
+	dest = append(dest, &r.ReplayCount, &r.LastError, &created, &first, &nextTime)
+	if err := rows.Scan(dest...); err != nil {
+		return r, 0, err
+	}
+	e, err := env.envelope()
+	if err != nil {
+		return r, 0, fmt.Errorf("outbox record %q: %w", r.ID, err)
+	}
+	r.Envelope = e
+	r.CreatedAt, r.FirstAttemptAt, r.NextAttemptAt = decodeTime(created), decodeTime(first), decodeTime(nextTime)
+	return r, seq, nil
+}
+
+// sortBySeq orders recs by their sequence numbers; RETURNING gives no
+// order guarantee.
+func sortBySeq(recs []ports.OutboxRecord, seqs []int64) {
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(seqs[a], seqs[b]) })
+	sorted := make([]ports.OutboxRecord, len(recs))
+	for i, j := range idx {
+		sorted[i] = recs[j]
+	}
+	copy(recs, sorted)
+}

@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// applicationID marks a database file as a gobridge store ("gbst"). Open
+// refuses a file that carries another application's ID.
+const applicationID = 0x67627374
+
+// migration is one step of the schema. Steps run in order, each at most
+// once; PRAGMA user_version holds the number of the last applied step and
+// the schema_migrations table records when each ran.
+type migration struct {
+	version int
+	name    string
+	stmts   []string
+}
+
+// migrations returns the schema history. Append new steps; never edit or
+// reorder released ones.
+func migrations() []migration {
+	return []migration{{
+		version: 1,
+		name:    "outbox, dlq, lease and fence tables",
+		stmts: []string{
+			`CREATE TABLE schema_migrations (
+				version    INTEGER PRIMARY KEY,
+				name       TEXT NOT NULL,
+				applied_at INTEGER NOT NULL
+			)`,
+			// seq is the rowid: it gives the persist order. available_at
+			// is when the record may be claimed next: its due time, or
+			// the stale deadline of its current claim.
+			`CREATE TABLE outbox (
+				seq              INTEGER PRIMARY KEY,
+				id               TEXT NOT NULL UNIQUE,
+				partition        TEXT NOT NULL,
+				route_id         TEXT NOT NULL,
+				binding_id       TEXT NOT NULL,
+				address          TEXT NOT NULL,
+				env_id           TEXT NOT NULL,
+				subject          TEXT NOT NULL,
+				headers          TEXT,
+				env_created_at   INTEGER NOT NULL,
+				env_expires_at   INTEGER NOT NULL,
+				payload          BLOB,
+				replay_count     INTEGER NOT NULL DEFAULT 0,
+				last_error       TEXT NOT NULL DEFAULT '',
+				created_at       INTEGER NOT NULL,
+				first_attempt_at INTEGER NOT NULL,
+				next_attempt_at  INTEGER NOT NULL,
+				available_at     INTEGER NOT NULL,
+				claim_owner      TEXT,
+				claim_version    INTEGER,
+				claimed_at       INTEGER
+			)`,
+			// The claim scan walks a partition in persist order and reads
+			// available_at from the index alone.
+			`CREATE INDEX outbox_claim ON outbox (partition, seq, available_at)`,
+			// AUTOINCREMENT: a sequence number is never reused, so a
+			// listing cursor never lands before a newer entry.
+			`CREATE TABLE dlq (
+				seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+				id               TEXT NOT NULL UNIQUE,
+				route_id         TEXT NOT NULL,
+				binding_id       TEXT NOT NULL,
+				address          TEXT NOT NULL,
+				error_class      TEXT NOT NULL,
+				error_code       TEXT NOT NULL,
+				error_message    TEXT NOT NULL,
+				category         TEXT NOT NULL,
+				attempts         INTEGER NOT NULL,
+				first_failure_at INTEGER NOT NULL,
+				last_failure_at  INTEGER NOT NULL,
+				has_envelope     INTEGER NOT NULL,
+				env_id           TEXT NOT NULL,
+				subject          TEXT NOT NULL,
+				headers          TEXT,
+				env_created_at   INTEGER NOT NULL,
+				env_expires_at   INTEGER NOT NULL,
+				payload          BLOB
+			)`,
+			`CREATE INDEX dlq_route ON dlq (route_id, seq)`,
+			`CREATE INDEX dlq_category ON dlq (category, seq)`,
+			`CREATE INDEX dlq_last_failure ON dlq (last_failure_at)`,
+			// A released lease keeps its owner and version; released
+			// makes its token no longer current.
+			`CREATE TABLE lease (
+				key        TEXT PRIMARY KEY,
+				owner      TEXT NOT NULL,
+				version    INTEGER NOT NULL,
+				expires_at INTEGER NOT NULL,
+				released   INTEGER NOT NULL
+			) WITHOUT ROWID`,
+			// fence holds the highest lease token version seen per outbox
+			// partition.
+			`CREATE TABLE fence (
+				partition TEXT PRIMARY KEY,
+				version   INTEGER NOT NULL
+			) WITHOUT ROWID`,
+		},
+	}}
+}
+
+// schemaVersion is the version this build writes.
+func schemaVersion() int {
+	ms := migrations()
+	return ms[len(ms)-1].version
+}
+
+// migrate brings the database on conn to schemaVersion in one IMMEDIATE
+// transaction. It refuses a file written by a newer build and a file that
+// holds another application's tables. nowNanos stamps the applied steps.
+func migrate(ctx context.Context, conn *sql.Conn, nowNanos int64) (from int, err error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return 0, fmt.Errorf("begin migration: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	var appID, objects int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&from); err != nil {
+		return 0, fmt.Errorf("read user_version: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return 0, fmt.Errorf("read application_id: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return 0, fmt.Errorf("read schema: %w", err)
+	}
+	switch {
+	case appID != 0 && appID != applicationID:
+		return 0, fmt.Errorf("not a gobridge store: application_id is %#x", appID)
+	case appID == 0 && objects > 0:
+		return 0, fmt.Errorf("not a gobridge store: the file holds %d other schema objects", objects)
+	case from > schemaVersion():
+		return 0, fmt.Errorf("schema version %d is newer than the %d this build supports; upgrade gobridge", from, schemaVersion())
+	}
+	if from == schemaVersion() {
+		_, err := conn.ExecContext(ctx, "COMMIT")
+		return from, err
+	}
+	for _, m := range migrations() {
+		if m.version <= from {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return 0, fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+		}
+		if _, err := conn.ExecContext(ctx,
+			"INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			m.version, m.name, nowNanos); err != nil {
+			return 0, fmt.Errorf("record migration %d: %w", m.version, err)
+		}
+	}
+	// PRAGMA arguments cannot be bound; both values are integers this
+	// package controls.
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return 0, fmt.Errorf("set application_id: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion())); err != nil {
+		return 0, fmt.Errorf("set user_version: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return 0, fmt.Errorf("commit migration: %w", err)
+	}
+	return from, nil
+}

@@ -1,0 +1,94 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// outboxColumns are the columns a record is read from, in scanRecord's
+// order.
+const outboxColumns = `seq, id, partition, route_id, binding_id, address,
+	env_id, subject, headers, env_created_at, env_expires_at, payload,
+	replay_count, last_error, created_at, first_attempt_at, next_attempt_at`
+
+// dlqColumns are the columns an entry is read from, in scanEntry's order.
+const dlqColumns = `seq, id, route_id, binding_id, address,
+	error_class, error_code, error_message, category, attempts,
+	first_failure_at, last_failure_at,
+	has_envelope, env_id, subject, headers, env_created_at, env_expires_at, payload`
+
+// statements are prepared once on the writer's connection.
+type statements struct {
+	begin, commit, savepoint, rollbackTo, release *sql.Stmt
+
+	insertRecord, claim, recordPartition, deleteRecord, replay *sql.Stmt
+	fenceGet, fenceSet                                         *sql.Stmt
+	insertEntry, deleteEntry                                   *sql.Stmt
+	leaseGet, leasePut                                         *sql.Stmt
+
+	all []*sql.Stmt
+}
+
+func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
+	s := &statements{}
+	defs := []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&s.begin, "BEGIN IMMEDIATE"},
+		{&s.commit, "COMMIT"},
+		{&s.savepoint, "SAVEPOINT op"},
+		{&s.rollbackTo, "ROLLBACK TO op"},
+		{&s.release, "RELEASE op"},
+		{&s.insertRecord, `INSERT INTO outbox (id, partition, route_id, binding_id, address,
+			env_id, subject, headers, env_created_at, env_expires_at, payload,
+			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		// ?1 owner, ?2 version, ?3 now, ?4 stale deadline, ?5 partition,
+		// ?6 limit, ?7 the stored zero time.
+		{&s.claim, `UPDATE outbox SET claim_owner = ?1, claim_version = ?2, claimed_at = ?3,
+			available_at = ?4,
+			first_attempt_at = CASE WHEN first_attempt_at = ?7 THEN ?3 ELSE first_attempt_at END
+			WHERE seq IN (SELECT seq FROM outbox WHERE partition = ?5 AND available_at <= ?3
+				ORDER BY seq LIMIT ?6)
+			RETURNING ` + outboxColumns},
+		{&s.recordPartition, "SELECT partition FROM outbox WHERE id = ?"},
+		{&s.deleteRecord, "DELETE FROM outbox WHERE id = ?"},
+		// ?1 id, ?2 last error, ?3 next attempt.
+		{&s.replay, `UPDATE outbox SET replay_count = replay_count + 1, last_error = ?2,
+			next_attempt_at = ?3, available_at = ?3,
+			claim_owner = NULL, claim_version = NULL, claimed_at = NULL
+			WHERE id = ?1`},
+		{&s.fenceGet, "SELECT version FROM fence WHERE partition = ?"},
+		{&s.fenceSet, `INSERT INTO fence (partition, version) VALUES (?1, ?2)
+			ON CONFLICT (partition) DO UPDATE SET version = excluded.version`},
+		{&s.insertEntry, `INSERT INTO dlq (id, route_id, binding_id, address,
+			error_class, error_code, error_message, category, attempts,
+			first_failure_at, last_failure_at,
+			has_envelope, env_id, subject, headers, env_created_at, env_expires_at, payload)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.deleteEntry, "DELETE FROM dlq WHERE id = ?"},
+		{&s.leaseGet, "SELECT owner, version, expires_at, released FROM lease WHERE key = ?"},
+		{&s.leasePut, `INSERT INTO lease (key, owner, version, expires_at, released)
+			VALUES (?1, ?2, ?3, ?4, ?5)
+			ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, version = excluded.version,
+				expires_at = excluded.expires_at, released = excluded.released`},
+	}
+	for _, d := range defs {
+		st, err := conn.PrepareContext(ctx, d.query)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("prepare %q: %w", d.query, err)
+		}
+		*d.dst = st
+		s.all = append(s.all, st)
+	}
+	return s, nil
+}
+
+func (s *statements) close() {
+	for _, st := range s.all {
+		_ = st.Close()
+	}
+}
