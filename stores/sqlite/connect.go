@@ -70,6 +70,9 @@ func openWriter(ctx context.Context, path string, cfg *config) (*sql.DB, *sql.Co
 	params.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
 	params.Set("_synchronous", cfg.synchronous)
 	params.Set("_foreign_keys", "0")
+	// database/sql hands a connection to one goroutine at a time, so
+	// SQLite's per-connection mutex is pure overhead.
+	params.Set("_mutex", "no")
 	db, err := sql.Open(driverName, dsn(path, params))
 	if err != nil {
 		return nil, nil, openError(path, "cannot open", err)
@@ -170,6 +173,7 @@ func openReaders(ctx context.Context, path string, cfg *config) (*sql.DB, error)
 	params := url.Values{}
 	params.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
 	params.Set("_query_only", "1")
+	params.Set("_mutex", "no")
 	db, err := sql.Open(driverName, dsn(path, params))
 	if err != nil {
 		return nil, openError(path, "cannot open read connections", err)

@@ -33,8 +33,14 @@ func envelopeColsOf(env *messaging.Envelope) envelopeCols {
 }
 
 // args returns the values bound for the envelope columns, in table order.
+// They are plain driver values, so database/sql binds them without
+// conversion.
 func (c *envelopeCols) args() []any {
-	return []any{c.id, c.subject, c.headers, c.created, c.expires, c.payload}
+	var headers any
+	if c.headers.Valid {
+		headers = c.headers.String
+	}
+	return []any{c.id, c.subject, headers, c.created, c.expires, c.payload}
 }
 
 // dest returns the scan destinations matching args.

@@ -42,7 +42,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		row := make([]any, 0, 17)
 		row = append(row, r.ID, r.Partition, r.RouteID, r.BindingID, r.Address)
 		row = append(row, env.args()...)
-		row = append(row, r.ReplayCount, r.LastError, encodeTime(now),
+		row = append(row, int64(r.ReplayCount), r.LastError, encodeTime(now),
 			encodeTime(r.FirstAttemptAt), next, next)
 		rows[i] = row
 	}
