@@ -260,3 +260,21 @@ func execRaw(t *testing.T, path, stmt string) {
 		t.Fatal(err)
 	}
 }
+
+func TestOpenPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "odd #dir%20")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "store?.db")
+	s := openTestStore(t, path)
+	persistN(t, s, "p", 1)
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the store is not at the path it was given: %v", err)
+	}
+	again := openTestStore(t, path)
+	wantDepthIs(t, again, "p", 1)
+}
