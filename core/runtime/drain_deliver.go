@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
@@ -64,19 +65,27 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 	}
 }
 
-// sendEach sends the live records one by one, MaxConcurrency at a time.
+// sendEach sends the live records one by one from at most MaxConcurrency
+// goroutines, which take the next record from a shared counter.
 func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live []int, results []error) {
-	sem := make(chan struct{}, dr.pol.MaxConcurrency)
-	var wg sync.WaitGroup
-	for _, i := range live {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(live) {
+				return
+			}
+			i := live[k]
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
-			defer cancel()
 			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
-		})
+			cancel()
+		}
 	}
+	var wg sync.WaitGroup
+	for range min(dr.pol.MaxConcurrency, len(live)) - 1 {
+		wg.Go(work)
+	}
+	work() // the drainer's own goroutine is one of the senders
 	wg.Wait()
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -114,15 +115,42 @@ func (s *Store) CompleteBatch(ctx context.Context, ids []string, tok ports.Lease
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.w.do(ctx, len(ids) > 1, func(tx *writeTx) error {
-		for _, id := range ids {
-			if err := tx.complete(id, tok); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return opError("complete batch", err)
+	}
+	err = s.w.do(ctx, len(ids) > 1, func(tx *writeTx) error { return tx.completeBatch(list, tok) })
 	return opError("complete batch", err)
+}
+
+// completeBatch fences each partition the records belong to once, then
+// deletes them all with one statement: three statements for the batch
+// instead of three per record.
+func (tx *writeTx) completeBatch(idList []byte, tok ports.LeaseToken) error {
+	rows, err := tx.stmts.batchPartitions.Query(string(idList))
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return err
+		}
+		parts = append(parts, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err := tx.fence(p, tok); err != nil {
+			return err
+		}
+	}
+	_, err = tx.stmts.deleteBatch.Exec(string(idList))
+	return err
 }
 
 func (tx *writeTx) complete(id string, tok ports.LeaseToken) error {

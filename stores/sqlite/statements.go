@@ -23,6 +23,7 @@ type statements struct {
 	begin, commit, savepoint, rollbackTo, release *sql.Stmt
 
 	insertRecord, claim, recordPartition, deleteRecord, replay *sql.Stmt
+	batchPartitions, deleteBatch                               *sql.Stmt
 	fenceGet, fenceSet                                         *sql.Stmt
 	insertEntry, deleteEntry                                   *sql.Stmt
 	leaseGet, leasePut                                         *sql.Stmt
@@ -55,6 +56,9 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 			RETURNING ` + outboxColumns},
 		{&s.recordPartition, "SELECT partition FROM outbox WHERE id = ?"},
 		{&s.deleteRecord, "DELETE FROM outbox WHERE id = ?"},
+		// ?1 a JSON array of record IDs.
+		{&s.batchPartitions, "SELECT DISTINCT partition FROM outbox WHERE id IN (SELECT value FROM json_each(?1))"},
+		{&s.deleteBatch, "DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?1))"},
 		// ?1 id, ?2 last error, ?3 next attempt.
 		{&s.replay, `UPDATE outbox SET replay_count = replay_count + 1, last_error = ?2,
 			next_attempt_at = ?3, available_at = ?3,
