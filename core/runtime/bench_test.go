@@ -11,6 +11,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/routing"
 	"github.com/gobridge-oss/gobridge/core/runtime"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // passThrough is the cheapest possible processor.
@@ -55,8 +56,10 @@ func BenchmarkRouteDirectHold(b *testing.B) {
 		bindings int
 		dispatch runtime.DispatchMode
 		rules    bool
+		metered  bool
 	}{
 		{name: "plain", payload: small, bindings: 1},
+		{name: "plain_metered", payload: small, bindings: 1, metered: true},
 		{name: "processors4", payload: small, procs: procs4, bindings: 1},
 		{name: "rules_json1KiB", payload: big, bindings: 2, rules: true},
 		{name: "fanout3", payload: small, bindings: 3, dispatch: runtime.FanOut},
@@ -89,7 +92,11 @@ func BenchmarkRouteDirectHold(b *testing.B) {
 				}
 				route.Resolver = res
 			}
-			rt, err := runtime.New([]runtime.Route{route}, runtime.Options{})
+			opts := runtime.Options{}
+			if c.metered {
+				opts.Meter = telemetry.NewMemory() // every counter and the latency histogram live
+			}
+			rt, err := runtime.New([]runtime.Route{route}, opts)
 			if err != nil {
 				b.Fatal(err)
 			}

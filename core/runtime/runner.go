@@ -32,6 +32,7 @@ type runner struct {
 	attempts *attemptTracker
 	m        routeMetrics
 	tracer   telemetry.Tracer
+	timed    bool // a real meter wants gobridge_route_handle_seconds
 	single   bool
 	outbox   bool       // shared_outbox: persist instead of send
 	depth    *depthGate // shared_outbox only
@@ -80,6 +81,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		attempts:      newAttemptTracker(opts.AttemptTrackerSize),
 		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
 		tracer:        opts.Tracer,
+		timed:         !telemetry.IsNoop(opts.Meter),
 		single:        r.DispatchMode == Single,
 		outbox:        r.DeliveryMode == SharedOutbox,
 		routeIDValue:  r.ID,

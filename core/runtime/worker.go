@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
@@ -68,7 +69,10 @@ func (w *worker) loop(first ports.Delivery) {
 // handle takes one delivery from hand-over to settlement.
 func (w *worker) handle(d ports.Delivery) {
 	rn := w.rn
-	start := rn.opts.Clock.Now()
+	var start time.Time
+	if rn.timed {
+		start = rn.opts.Clock.Now()
+	}
 	rn.m.received.Add(1)
 	rn.m.inFlight.Add(1)
 	defer rn.m.inFlight.Add(-1)
@@ -91,7 +95,9 @@ func (w *worker) handle(d ports.Delivery) {
 		so.Settled(w.outcome)
 	}
 	span.End(err)
-	rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+	if rn.timed {
+		rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+	}
 	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
 }
 

@@ -53,6 +53,13 @@ type Span interface{ End(err error) }
 // Noop returns a meter whose instruments discard everything.
 func Noop() Meter { return noopMeter{} }
 
+// IsNoop reports whether m is the meter returned by Noop, so that callers
+// can skip work, such as reading the clock, whose only use is a metric.
+func IsNoop(m Meter) bool {
+	_, ok := m.(noopMeter)
+	return ok
+}
+
 // NoopTracer returns a tracer whose spans do nothing.
 func NoopTracer() Tracer { return noopTracer{} }
 
