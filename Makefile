@@ -37,7 +37,8 @@ it-setup:
 test-unit:
 	@set -e; for m in $(MODULES); do \
 		echo "== test $$m"; \
-		(cd $$m && GOWORK=off $(GO) test -race -count=1 -timeout 10m ./...); \
+		(cd $$m && GOWORK=off $(GO) test -race -count=1 -timeout 10m ./... && \
+		 GOWORK=off $(GO) test -count=1 -run 'NotAllocate' ./... >/dev/null); \
 	done
 
 ## lint: gofmt, go vet and the doc check over every module; any finding fails
