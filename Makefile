@@ -38,7 +38,7 @@ test-unit:
 	@set -e; for m in $(MODULES); do \
 		echo "== test $$m"; \
 		(cd $$m && GOWORK=off $(GO) test -race -count=1 -timeout 10m ./... && \
-		 GOWORK=off $(GO) test -count=1 -run 'NotAllocate' ./... >/dev/null); \
+		 { out=$$(GOWORK=off $(GO) test -count=1 -run 'NotAllocate' ./... 2>&1) || { echo "$$out"; exit 1; }; }); \
 	done
 
 ## lint: gofmt, go vet and the doc check over every module; any finding fails
