@@ -1,0 +1,178 @@
+package httpsse
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// NoSubscriberPolicy says what an SSE send does when nobody subscribes to
+// its channel.
+type NoSubscriberPolicy string
+
+// No-subscriber policies.
+const (
+	// NoSubscriberAccept accepts the event into the channel's replay
+	// buffer, where a client that resumes with Last-Event-ID finds it.
+	NoSubscriberAccept NoSubscriberPolicy = "accept"
+	// NoSubscriberRefuse fails the send with a transient UNAVAILABLE
+	// error, so the route retries it (and, when nobody subscribes in
+	// time, dead-letters it).
+	NoSubscriberRefuse NoSubscriberPolicy = "refuse"
+)
+
+// SSE defaults.
+const (
+	DefaultSSEListen          = ":8081"
+	DefaultSSEPath            = "/events"
+	DefaultReplayBuffer       = 1000
+	DefaultClientBuffer       = 256
+	DefaultHeartbeatInterval  = 15 * time.Second
+	DefaultClientRetry        = 3 * time.Second
+	DefaultStreamWriteTimeout = 10 * time.Second
+	DefaultMaxChannels        = 10000
+	DefaultMaxClients         = 10000
+	// MaxChannelLen is the longest channel name.
+	MaxChannelLen = 256
+)
+
+// SSEConfig is the declarative setup of the SSE sender, as read from the
+// settings of a `type: sse` sender entry. Zero fields take their
+// defaults (see WithDefaults).
+type SSEConfig struct {
+	// Listen is the TCP address the sender serves streams on (":8081");
+	// "-" serves nothing, for programs that mount Handler themselves.
+	Listen string `yaml:"listen" json:"listen"`
+	// Path is where clients subscribe ("/events"): GET /events/{channel}
+	// or GET /events?channel={channel}.
+	Path string `yaml:"path" json:"path"`
+	// DefaultChannel receives sends whose address is empty; without it
+	// such a send fails permanently.
+	DefaultChannel string `yaml:"default_channel" json:"default_channel"`
+	// ReplayBuffer is how many recent events each channel keeps for
+	// clients resuming with Last-Event-ID (1000).
+	ReplayBuffer int `yaml:"replay_buffer" json:"replay_buffer"`
+	// ClientBuffer is how many events may wait for one client (256). A
+	// client that falls further behind is disconnected; it resumes from
+	// the replay buffer when it reconnects.
+	ClientBuffer int `yaml:"client_buffer" json:"client_buffer"`
+	// HeartbeatInterval is how often an idle stream gets a comment line
+	// that keeps proxies from closing it (15s).
+	HeartbeatInterval time.Duration `yaml:"heartbeat_interval" json:"heartbeat_interval"`
+	// ClientRetry is the reconnection delay announced to clients in the
+	// stream's retry field (3s).
+	ClientRetry time.Duration `yaml:"client_retry" json:"client_retry"`
+	// WriteTimeout bounds each write to a client (10s); a client that
+	// does not read is disconnected.
+	WriteTimeout time.Duration `yaml:"write_timeout" json:"write_timeout"`
+	// NoSubscriber is accept (default) or refuse.
+	NoSubscriber NoSubscriberPolicy `yaml:"no_subscriber" json:"no_subscriber"`
+	// MaxChannels bounds the channels kept in memory (10000); past it the
+	// least recently used channel without subscribers is dropped.
+	MaxChannels int `yaml:"max_channels" json:"max_channels"`
+	// MaxClients bounds open streams (10000); more get 503.
+	MaxClients int `yaml:"max_clients" json:"max_clients"`
+	// BearerKeys, when not empty, makes subscribers present one of these
+	// keys, as "Authorization: Bearer <key>" or, for browsers, whose
+	// EventSource cannot set headers, as ?access_token=<key>.
+	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys"`
+	// AllowOrigins lists the origins whose pages may subscribe from
+	// another origin (CORS); "*" allows any. Empty: same origin only.
+	AllowOrigins []string `yaml:"allow_origins" json:"allow_origins"`
+}
+
+// DefaultSSEConfig returns an SSEConfig with every default filled in.
+func DefaultSSEConfig() SSEConfig { return SSEConfig{}.WithDefaults() }
+
+// WithDefaults returns c with every zero field replaced by its default.
+func (c SSEConfig) WithDefaults() SSEConfig {
+	if c.Listen == "" {
+		c.Listen = DefaultSSEListen
+	}
+	if c.Path == "" {
+		c.Path = DefaultSSEPath
+	}
+	setDefault(&c.ReplayBuffer, DefaultReplayBuffer)
+	setDefault(&c.ClientBuffer, DefaultClientBuffer)
+	setDefault(&c.HeartbeatInterval, DefaultHeartbeatInterval)
+	setDefault(&c.ClientRetry, DefaultClientRetry)
+	setDefault(&c.WriteTimeout, DefaultStreamWriteTimeout)
+	if c.NoSubscriber == "" {
+		c.NoSubscriber = NoSubscriberAccept
+	}
+	setDefault(&c.MaxChannels, DefaultMaxChannels)
+	setDefault(&c.MaxClients, DefaultMaxClients)
+	return c
+}
+
+// Validate reports every problem with c, after applying the defaults,
+// each naming its field, joined into one error.
+func (c SSEConfig) Validate() error {
+	c = c.WithDefaults()
+	var ps problems
+	if err := checkPath(c.Path, ""); err != nil {
+		ps.add("path", "%v", err)
+	} else if strings.HasSuffix(c.Path, "/") {
+		ps.add("path", "%q must not end with /", c.Path)
+	}
+	if c.DefaultChannel != "" {
+		if err := checkChannel(c.DefaultChannel); err != nil {
+			ps.add("default_channel", "%v", err)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     int
+	}{
+		{"replay_buffer", c.ReplayBuffer}, {"client_buffer", c.ClientBuffer},
+		{"max_channels", c.MaxChannels}, {"max_clients", c.MaxClients},
+	} {
+		if f.v < 0 {
+			ps.add(f.field, "must not be negative, got %d", f.v)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     time.Duration
+	}{
+		{"heartbeat_interval", c.HeartbeatInterval}, {"client_retry", c.ClientRetry}, {"write_timeout", c.WriteTimeout},
+	} {
+		if f.v < 0 {
+			ps.add(f.field, "must not be negative, got %v", f.v)
+		}
+	}
+	switch c.NoSubscriber {
+	case NoSubscriberAccept, NoSubscriberRefuse:
+	default:
+		ps.add("no_subscriber", "%q is invalid; must be accept or refuse", c.NoSubscriber)
+	}
+	for i, k := range c.BearerKeys {
+		if strings.TrimSpace(k) == "" || !validHeaderValue(k) || strings.ContainsAny(k, " \t") {
+			ps.add(fmt.Sprintf("bearer_keys[%d]", i), "must be a non-empty token without spaces or control characters")
+		}
+	}
+	for i, o := range c.AllowOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			ps.add(fmt.Sprintf("allow_origins[%d]", i), "%q is not an origin such as https://app.example.com or *", o)
+		}
+	}
+	return ps.err()
+}
+
+// checkChannel validates a channel name.
+func checkChannel(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty channel name")
+	case len(name) > MaxChannelLen:
+		return fmt.Errorf("channel name longer than %d bytes", MaxChannelLen)
+	case !validHeaderValue(name):
+		return fmt.Errorf("channel name %q contains control characters", name)
+	}
+	return nil
+}
