@@ -48,3 +48,10 @@ type RedeliveryCounter interface {
 type Abandoner interface {
 	Abandoned() <-chan struct{}
 }
+
+// AbandonContexter is an optional, cheaper form of Abandoner for sources
+// whose abandonment is a context ending (an HTTP request's context): the
+// runtime can then follow it without a watcher goroutine per delivery.
+type AbandonContexter interface {
+	AbandonContext() context.Context
+}

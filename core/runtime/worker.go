@@ -78,7 +78,11 @@ func (w *worker) handle(d ports.Delivery) {
 	defer rn.m.inFlight.Add(-1)
 
 	ctx := w.baseCtx
-	if ab, ok := d.(ports.Abandoner); ok {
+	if ac, ok := d.(ports.AbandonContexter); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = followContext(ctx, ac.AbandonContext())
+		defer cancel()
+	} else if ab, ok := d.(ports.Abandoner); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = abandonable(ctx, ab.Abandoned())
 		defer cancel()
@@ -192,6 +196,17 @@ func (w *worker) dispatchLayer(ctx context.Context, env *messaging.Envelope) err
 // errDispatchInterrupted settles a message whose dispatch a panic cut short
 // when the processor that recovered the panic returned no error.
 var errDispatchInterrupted = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, "dispatch interrupted by a panic")
+
+// followContext derives a context that is also cancelled when src ends,
+// without a goroutine unless src actually ends.
+func followContext(parent, src context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	stop := context.AfterFunc(src, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
 
 // abandonable derives a context that is also cancelled when abandoned
 // closes. The returned cancel must be called to release the watcher.

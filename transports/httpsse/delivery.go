@@ -30,8 +30,9 @@ const (
 // stop working on it, and ports.SettleObserver, whose report picks the
 // response status.
 type delivery struct {
-	env       *messaging.Envelope
-	abandoned <-chan struct{}
+	env        *messaging.Envelope
+	abandonCtx context.Context // ends when the caller goes away
+	abandoned  <-chan struct{} // abandonCtx.Done()
 
 	mu         sync.Mutex
 	state      settleState
@@ -42,20 +43,22 @@ type delivery struct {
 }
 
 var (
-	_ ports.Delivery       = (*delivery)(nil)
-	_ ports.Abandoner      = (*delivery)(nil)
-	_ ports.SettleObserver = (*delivery)(nil)
+	_ ports.Delivery         = (*delivery)(nil)
+	_ ports.Abandoner        = (*delivery)(nil)
+	_ ports.AbandonContexter = (*delivery)(nil)
+	_ ports.SettleObserver   = (*delivery)(nil)
 )
 
-// newDelivery wraps env; abandoned is the Done channel of a context that
-// ends when the caller goes away or the receiver gives up on the request.
-func newDelivery(env *messaging.Envelope, abandoned <-chan struct{}) *delivery {
+// newDelivery wraps env; abandon is a context that ends when the caller
+// goes away or the receiver gives up on the request.
+func newDelivery(env *messaging.Envelope, abandon context.Context) *delivery {
 	return &delivery{
-		env:       env,
-		abandoned: abandoned,
-		settled:   make(chan struct{}),
-		observed:  make(chan ports.Settlement, 1),
-		tick:      make(chan struct{}, 1),
+		env:        env,
+		abandonCtx: abandon,
+		abandoned:  abandon.Done(),
+		settled:    make(chan struct{}),
+		observed:   make(chan ports.Settlement, 1),
+		tick:       make(chan struct{}, 1),
 	}
 }
 
@@ -92,6 +95,10 @@ func (d *delivery) Extend(context.Context, time.Time) error {
 // Abandoned closes when the caller went away, the request overstayed its
 // hold timeout, or the receiver stopped waiting at shutdown.
 func (d *delivery) Abandoned() <-chan struct{} { return d.abandoned }
+
+// AbandonContext is the context behind Abandoned, which lets the runtime
+// follow it without a watcher goroutine.
+func (d *delivery) AbandonContext() context.Context { return d.abandonCtx }
 
 // Settled receives the runtime's account of how the delivery ended. It
 // never blocks, even when nobody waits for the answer any more.

@@ -120,7 +120,7 @@ func (h *ingress) deliver(w http.ResponseWriter, req *http.Request, env *messagi
 	// stop context): its end abandons the delivery and ends the hand-over.
 	dctx, abandon := context.WithCancel(req.Context())
 	defer abandon()
-	d := newDelivery(env, dctx.Done())
+	d := newDelivery(env, dctx)
 	timer := time.AfterFunc(cfg.HoldTimeout, func() {
 		abandon()
 		d.wake()

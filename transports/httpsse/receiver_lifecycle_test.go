@@ -175,7 +175,7 @@ func TestRunRefusesSecondRunAndBusyPort(t *testing.T) {
 }
 
 func TestDeliverySettlesOnce(t *testing.T) {
-	d := newDelivery(nil, make(chan struct{}))
+	d := newDelivery(nil, t.Context())
 	if err := d.Ack(t.Context()); err != nil {
 		t.Fatal(err)
 	}
