@@ -58,6 +58,9 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	child := startCrashChild(t, db, sock)
 	waitBroker(ctx, t, b, func(distinct, _, acked int) bool { return distinct == messages && acked == messages })
+	// Duplicates persisted around a kill may still wait in the outbox:
+	// let the last child drain them before stopping it.
+	waitDrained(ctx, t, db)
 	_ = child.Process.Signal(syscall.SIGTERM)
 	if err := child.Wait(); err != nil {
 		t.Errorf("last child did not stop cleanly: %v", err)
@@ -148,6 +151,28 @@ func waitBroker(ctx context.Context, t *testing.T, b *lineBroker, cond func(dist
 		case <-ctx.Done():
 			d, dups, acked := b.stats()
 			t.Fatalf("timed out: %d delivered, %d duplicates, %d acked", d, dups, acked)
+		}
+	}
+}
+
+// waitDrained polls the outbox from this process (SQLite allows a second
+// store on the file) until the child has delivered everything in it.
+func waitDrained(ctx context.Context, t *testing.T, db string) {
+	t.Helper()
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	for {
+		n, err := store.Depth(ctx, "crash/target")
+		if err == nil && n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("outbox still holds %d records (%v)", n, err)
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
