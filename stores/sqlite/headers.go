@@ -35,7 +35,9 @@ func encodeHeaders(h map[string]any) []byte {
 	return appendMap(make([]byte, 0, 64*len(h)), h)
 }
 
-func appendMap(b []byte, m map[string]any) []byte {
+// appendMap writes m as a JSON object whose values are encoded by
+// appendValue; it serves both map[string]any and map[string]string.
+func appendMap[V any](b []byte, m map[string]V) []byte {
 	b = append(b, '{')
 	first := true
 	for k, v := range m {
@@ -132,19 +134,7 @@ func appendValue(b []byte, v any) []byte {
 	case map[string]any:
 		return append(appendMap(appendTagged(b, "m"), t), '}')
 	case map[string]string:
-		b = appendTagged(b, "ms")
-		b = append(b, '{')
-		first := true
-		for k, x := range t {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = appendKey(b, k)
-			b = append(b, ':')
-			b = appendValue(b, x)
-		}
-		return append(b, "}}"...)
+		return append(appendMap(appendTagged(b, "ms"), t), '}')
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
