@@ -102,22 +102,21 @@ func validatePolicy(i int, r Route, opts Options, add func(int, string, string, 
 	if b.Jitter != nil && !(*b.Jitter >= 0 && *b.Jitter <= 1) { // NaN fails too
 		add(i, "policy.backoff.jitter", "must be within [0,1], got %g", *b.Jitter)
 	}
-	actions := []struct {
-		field string
-		a     Action
-	}{
-		{"policy.on_expired", p.OnExpired},
-		{"policy.on_permanent_failure", p.OnPermanentFailure},
-		{"policy.on_filtered", p.OnFiltered},
-	}
 	full := p.withDefaults()
-	for k, a := range actions {
-		if a.a != "" && a.a != Drop && a.a != DLQ {
-			add(i, a.field, "%q is invalid; must be one of: drop, dlq", a.a)
+	actions := []struct {
+		field    string
+		set, eff Action // as configured, and after defaults
+	}{
+		{"policy.on_expired", p.OnExpired, full.OnExpired},
+		{"policy.on_permanent_failure", p.OnPermanentFailure, full.OnPermanentFailure},
+		{"policy.on_filtered", p.OnFiltered, full.OnFiltered},
+	}
+	for _, a := range actions {
+		if a.set != "" && a.set != Drop && a.set != DLQ {
+			add(i, a.field, "%q is invalid; must be one of: drop, dlq", a.set)
 			continue
 		}
-		eff := []Action{full.OnExpired, full.OnPermanentFailure, full.OnFiltered}[k]
-		if eff == DLQ && opts.DLQ == nil {
+		if a.eff == DLQ && opts.DLQ == nil {
 			add(i, a.field, "dlq requires stores.dlq (configure a DLQ store or set %s: drop)", a.field)
 		}
 	}
