@@ -34,6 +34,14 @@ type ReceiverCapabilities struct {
 	// RedeliversUnsettled is true when a delivery the bridge never settled
 	// (crash, shutdown) comes back from the source on its own.
 	RedeliversUnsettled bool
+	// CallerWaits is true when the receiver calls emit on a goroutine of
+	// its own for each delivery and that goroutine only waits for the
+	// settlement afterwards (an HTTP handler, say). The runtime may then
+	// handle the delivery on the calling goroutine, still within the
+	// route's in-flight limit, instead of handing it to a worker: emit
+	// returns once the delivery is settled, saving two goroutine switches
+	// per message.
+	CallerWaits bool
 }
 
 // CapabilityReporter is implemented by receivers that know their

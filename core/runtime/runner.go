@@ -41,6 +41,7 @@ type runner struct {
 	routeIDValue, sourceIDValue any
 
 	work       chan ports.Delivery
+	idle       chan *worker // inline handling only (see inline.go)
 	intakeDone chan struct{} // closed when intake stops
 
 	mu       sync.Mutex // guards pool and stopping
@@ -89,6 +90,9 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		work:          make(chan ports.Delivery),
 		intakeDone:    make(chan struct{}),
 	}
+	if rn.caps.CallerWaits {
+		rn.idle = make(chan *worker, rn.policy.MaxInFlight)
+	}
 	bs := make([]routing.Binding, len(r.Bindings))
 	for i := range r.Bindings {
 		rn.bindings[r.Bindings[i].ID] = &r.Bindings[i]
@@ -131,6 +135,9 @@ func (rn *runner) runIntake(ctx context.Context) error {
 
 // emit is the ports.EmitFunc handed to the receiver.
 func (rn *runner) emit(ctx context.Context, d ports.Delivery) (err error) {
+	if rn.idle != nil {
+		return rn.emitInline(ctx, d)
+	}
 	defer func() {
 		// Shutdown closes the work channel once the receiver's Run has
 		// returned; a receiver that still emits afterwards breaks its
@@ -196,6 +203,7 @@ func (rn *runner) stopWorkers(deadline <-chan struct{}) {
 		<-done
 	}
 	rn.cancelWork()
+	rn.closeInline()
 }
 
 // refreshCoarse sets the coarse clock to now and returns its value. It
