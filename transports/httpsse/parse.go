@@ -80,6 +80,11 @@ func parseBody(body []byte) (*messaging.Envelope, bool, error) {
 		return nil, false, bodyErr("", -1, "empty body: expected a JSON object")
 	}
 	var w wireEnvelope
+	if fastParse(body, &w) {
+		env, err := fromWire(&w)
+		return env, err == nil && w.ID != "", err
+	}
+	w = wireEnvelope{}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()

@@ -59,7 +59,7 @@ func NewReceiver(cfg ReceiverConfig, opts ...Option) (*Receiver, error) {
 // Capabilities reports that callers retry on 503, so both a retried and an
 // unsettled delivery come back from the source.
 func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
-	return ports.ReceiverCapabilities{Retry: true, RedeliversUnsettled: true}
+	return ports.ReceiverCapabilities{Retry: true, RedeliversUnsettled: true, CallerWaits: true}
 }
 
 // Config returns the configuration in use, defaults applied.
