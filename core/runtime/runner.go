@@ -41,7 +41,7 @@ type runner struct {
 	routeIDValue, sourceIDValue any
 
 	work       chan ports.Delivery
-	idle       chan *worker // inline handling only (see inline.go)
+	idle       chan *worker  // inline handling only (see inline.go)
 	intakeDone chan struct{} // closed when intake stops
 
 	mu       sync.Mutex // guards pool and stopping
