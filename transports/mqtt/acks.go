@@ -1,0 +1,120 @@
+package mqtt
+
+import (
+	"io"
+	"sync"
+
+	"github.com/eclipse/paho.golang/packets"
+	"github.com/eclipse/paho.golang/paho/session/state"
+)
+
+// ackToken stands for one received QoS 1/2 PUBLISH until the bridge
+// settles it.
+type ackToken struct {
+	qos  byte
+	id   uint16
+	gen  uint64 // the connection it arrived on
+	done bool
+}
+
+// ackState is paho's session state with acknowledgements under the
+// bridge's control. paho calls Ack as soon as the publish callback
+// returns; here that call does nothing. The receiver settles a token
+// instead, and the PUBACK (QoS 1) or PUBREC (QoS 2) goes out once every
+// message received before it on the same connection was settled too:
+// MQTT requires acknowledgements in the order the messages arrived.
+//
+// Each connection is a generation. A token from an earlier connection is
+// never acknowledged on a later one; the broker redelivers its message
+// when the session resumes.
+type ackState struct {
+	*state.State
+
+	mu             sync.Mutex
+	gen            uint64
+	order          []*ackToken // unacknowledged tokens in arrival order, from head
+	head           int
+	sessionPresent bool
+}
+
+func newAckState() *ackState { return &ackState{State: state.NewInMemory()} }
+
+// ConAckReceived starts a new generation, then lets paho resend what the
+// session holds.
+func (a *ackState) ConAckReceived(w io.Writer, cp *packets.Connect, ca *packets.Connack) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextGen()
+	a.sessionPresent = ca.SessionPresent
+	return a.State.ConAckReceived(w, cp, ca)
+}
+
+// ConnectionLost ends the generation: tokens still pending will not be
+// acknowledged.
+func (a *ackState) ConnectionLost(dp *packets.Disconnect) error {
+	a.mu.Lock()
+	a.nextGen()
+	a.mu.Unlock()
+	return a.State.ConnectionLost(dp)
+}
+
+// Ack is paho's automatic acknowledgement after the callback; the bridge
+// acknowledges through settle instead.
+func (a *ackState) Ack(*packets.Publish) error { return nil }
+
+func (a *ackState) nextGen() {
+	a.gen++
+	clear(a.order)
+	a.order, a.head = a.order[:0], 0
+}
+
+// track registers a QoS 1/2 message in arrival order. It must be called
+// from paho's publish callback, which sees messages in that order.
+func (a *ackState) track(qos byte, id uint16) *ackToken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := &ackToken{qos: qos, id: id, gen: a.gen}
+	a.order = append(a.order, t)
+	return t
+}
+
+// settle marks t done and sends every acknowledgement that is now due. A
+// nil token (QoS 0) or one from an earlier connection is ignored.
+func (a *ackState) settle(t *ackToken) {
+	if t == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.gen != a.gen || t.done {
+		return
+	}
+	t.done = true
+	for a.head < len(a.order) && a.order[a.head].done {
+		d := a.order[a.head]
+		a.order[a.head] = nil
+		a.head++
+		// A write error means the connection is going down; the broker
+		// then redelivers the message.
+		_ = a.State.Ack(&packets.Publish{QoS: d.qos, PacketID: d.id})
+	}
+	if a.head == len(a.order) {
+		a.order, a.head = a.order[:0], 0
+	} else if a.head > 1024 && a.head > len(a.order)/2 {
+		n := copy(a.order, a.order[a.head:])
+		clear(a.order[n:])
+		a.order, a.head = a.order[:n], 0
+	}
+}
+
+// stale reports whether t belongs to an earlier connection whose session
+// the broker resumed, so that the broker redelivers its message and the
+// copy held here must not be handed out again.
+func (a *ackState) stale(t *ackToken) bool {
+	if t == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return t.gen != a.gen && a.sessionPresent
+}

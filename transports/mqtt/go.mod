@@ -1,0 +1,13 @@
+module github.com/gobridge-oss/gobridge/transports/mqtt
+
+go 1.26
+
+require (
+	github.com/eclipse/paho.golang v0.23.0
+	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/gorilla/websocket v1.5.3
+)
+
+require golang.org/x/net v0.43.0 // indirect
+
+replace github.com/gobridge-oss/gobridge/core => ../../core

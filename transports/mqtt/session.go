@@ -1,0 +1,235 @@
+package mqtt
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/eclipse/paho.golang/autopaho"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// Session is one MQTT v5 connection shared by receivers and senders. It
+// implements ports.Session. Build it with NewSession, attach receivers and
+// senders (NewReceiver, NewSender), then Start it (a receiver's Run starts
+// it too). Close it after the runtime stopped.
+type Session struct {
+	cfg      SessionConfig
+	o        options
+	m        sessionMetrics
+	urls     []*url.URL
+	tls      *tls.Config
+	clientID string
+	acks     *ackState
+	backoff  *reconnectBackoff
+
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	cm        *autopaho.ConnectionManager
+	stop      context.CancelFunc // ends the connection manager and the reconcile loop
+	loopDone  chan struct{}
+	first     chan struct{} // closed once the first attempt succeeded or failed
+	firstErr  error
+	firstOnce sync.Once
+	server    serverLimits // from the current CONNACK
+
+	terminal   atomic.Pointer[IngressViolation]
+	terminated chan struct{} // closed when a violation ended the session
+	kick       chan struct{} // wakes the reconcile loop
+
+	subs subscriptionSet
+	st   status
+}
+
+// serverLimits are what the broker announced in its CONNACK.
+type serverLimits struct {
+	maxPacket int  // 0: no limit
+	maxQoS    byte // 2 unless announced
+	retain    bool
+}
+
+// NewSession checks cfg and builds a session; it does not connect.
+func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	o := buildOptions("mqtt-session", opts)
+	s := &Session{
+		cfg: cfg, o: o, m: newSessionMetrics(o.meter, o.name),
+		clientID:   cfg.ClientID,
+		acks:       newAckState(),
+		backoff:    newReconnectBackoff(cfg.Reconnect, o.rand),
+		first:      make(chan struct{}),
+		terminated: make(chan struct{}),
+		kick:       make(chan struct{}, 1),
+	}
+	s.st.init(time.Now())
+	for _, raw := range cfg.URLs {
+		u, _ := parseBrokerURL(raw) // Validate accepted it
+		s.urls = append(s.urls, u)
+		if isTLSScheme(u.Scheme) && s.tls == nil {
+			t, err := cfg.TLS.build()
+			if err != nil {
+				return nil, err
+			}
+			s.tls = t
+		}
+	}
+	if s.clientID == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.clientID = "gobridge-" + hex.EncodeToString(b[:])
+	}
+	return s, nil
+}
+
+var _ ports.Session = (*Session)(nil)
+
+// ClientID is the client identifier the session connects with.
+func (s *Session) ClientID() string { return s.clientID }
+
+// Start connects. It returns once the first connection attempt succeeded
+// (nil) or failed (a transient CONNECTION_LOST error); either way the
+// session keeps reconnecting in the background until Close. Calling it
+// again only waits for that first outcome.
+func (s *Session) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fault.ErrUnavailable.WithMessage("mqtt session is closed")
+	}
+	if !s.started {
+		s.started = true
+		if err := s.launch(); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.first:
+		return s.firstErr
+	case <-ctx.Done():
+		return fault.ErrConnectionLost.WithMessage("mqtt session: no connection yet").Wrap(ctx.Err())
+	}
+}
+
+// launch starts the connection manager and the reconcile loop. s.mu is
+// held.
+func (s *Session) launch() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cm, err := autopaho.NewConnection(ctx, s.clientConfig())
+	if err != nil {
+		cancel()
+		return fault.ErrInvalidConfig.WithMessage("mqtt session").Wrap(err)
+	}
+	s.cm, s.stop, s.loopDone = cm, cancel, make(chan struct{})
+	go s.reconcileLoop(ctx)
+	return nil
+}
+
+// firstOutcome records the result of the first connection attempt.
+func (s *Session) firstOutcome(err error) {
+	s.firstOnce.Do(func() {
+		s.firstErr = err
+		close(s.first)
+	})
+}
+
+// manager returns the connection manager, or nil before Start.
+func (s *Session) manager() *autopaho.ConnectionManager {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cm
+}
+
+// limits returns what the broker announced on the current connection.
+func (s *Session) limits() serverLimits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.server
+}
+
+// Terminal returns the violation that ended the session, or nil.
+func (s *Session) Terminal() *IngressViolation { return s.terminal.Load() }
+
+// Terminated is closed when an ingress violation ended the session.
+func (s *Session) Terminated() <-chan struct{} { return s.terminated }
+
+// onViolation latches the terminal state before the guard's read fails,
+// so that the connection's loss is seen as final and no reconnection
+// starts.
+func (s *Session) onViolation(v *IngressViolation) {
+	if !s.terminal.CompareAndSwap(nil, v) {
+		return
+	}
+	s.m.violations.Add(1)
+	s.o.logger.Error("mqtt session ended by the ingress guard", "session", s.o.name, "violation", v.Error())
+	close(s.terminated)
+	s.st.set(ports.SessionDown, false, "ended by the ingress guard: "+v.Error())
+	s.st.emit(ports.EventError, v)
+	s.firstOutcome(fault.ErrProtocolError.WithMessage("mqtt session").Wrap(v))
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Health reports the session's state without touching the network.
+func (s *Session) Health(context.Context) ports.SessionHealth { return s.st.health() }
+
+// Events delivers lifecycle events; the channel is closed by Close. Slow
+// readers miss events (the buffer holds 64).
+func (s *Session) Events() <-chan ports.SessionEvent { return s.st.events }
+
+// Close disconnects gracefully (a DISCONNECT with reason 0, so the broker
+// keeps a session that has an expiry) within ctx and stops every
+// goroutine of the session. Messages received but not settled stay
+// unacknowledged and come back when the session resumes.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	cm, stop, loopDone := s.cm, s.stop, s.loopDone
+	s.mu.Unlock()
+	s.firstOutcome(fault.ErrUnavailable.WithMessage("mqtt session is closed"))
+	var err error
+	if cm != nil {
+		if derr := cm.Disconnect(ctx); derr != nil {
+			err = fault.ErrTimeout.WithMessage("mqtt session: disconnect").Wrap(derr)
+		}
+		stop()
+		select {
+		case <-loopDone:
+		case <-ctx.Done():
+			if err == nil {
+				err = fault.ErrTimeout.WithMessage("mqtt session: close").Wrap(ctx.Err())
+			}
+		}
+	}
+	s.st.set(ports.SessionDown, false, "closed")
+	s.m.connected.Set(0)
+	s.st.close()
+	return err
+}
+
+// isClosed reports whether Close was called.
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}

@@ -1,0 +1,131 @@
+package mqtt
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/eclipse/paho.golang/paho"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// subscription is one desired subscription with every MQTT v5 option.
+type subscription struct {
+	Topic             string
+	QoS               byte
+	NoLocal           bool
+	RetainHandling    byte
+	RetainAsPublished bool
+}
+
+func (s subscription) options() paho.SubscribeOptions {
+	return paho.SubscribeOptions{Topic: s.Topic, QoS: s.QoS, NoLocal: s.NoLocal,
+		RetainHandling: s.RetainHandling, RetainAsPublished: s.RetainAsPublished}
+}
+
+func fromPort(p ports.Subscription) subscription {
+	return subscription{Topic: p.Source, QoS: byte(p.QoS), NoLocal: p.NoLocal, RetainHandling: byte(p.RetainHandling)}
+}
+
+func fromConfig(c SubscriptionConfig) subscription {
+	return subscription{Topic: c.Topic, QoS: byte(c.EffectiveQoS()), NoLocal: c.NoLocal,
+		RetainHandling: byte(c.RetainHandling), RetainAsPublished: c.RetainAsPublished}
+}
+
+// subscriptionSet is what a session should be subscribed to (the last
+// Reconcile plan plus every attached receiver's subscriptions) and what
+// the broker-side session is known to hold.
+type subscriptionSet struct {
+	receivers atomic.Pointer[[]*Receiver] // copy on write; read per message
+
+	mu      sync.Mutex
+	plan    []subscription
+	applied map[string]subscription
+}
+
+// attach adds a receiver, whose subscriptions become desired and whose
+// topics it receives.
+func (ss *subscriptionSet) attach(r *Receiver) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	var next []*Receiver
+	if cur := ss.receivers.Load(); cur != nil {
+		next = slices.Clone(*cur)
+	}
+	next = append(next, r)
+	ss.receivers.Store(&next)
+}
+
+func (ss *subscriptionSet) setPlan(subs []subscription) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.plan = subs
+}
+
+// connected resets what is applied unless the broker resumed the session.
+func (ss *subscriptionSet) connected(sessionPresent bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !sessionPresent || ss.applied == nil {
+		ss.applied = map[string]subscription{}
+	}
+}
+
+// desired returns the wanted subscriptions by topic filter; a receiver's
+// options win over a plan entry for the same filter.
+func (ss *subscriptionSet) desired() map[string]subscription {
+	ss.mu.Lock()
+	plan := ss.plan
+	ss.mu.Unlock()
+	want := map[string]subscription{}
+	for _, s := range plan {
+		want[s.Topic] = s
+	}
+	if rs := ss.receivers.Load(); rs != nil {
+		for _, r := range *rs {
+			for _, s := range r.subs {
+				want[s.Topic] = s
+			}
+		}
+	}
+	return want
+}
+
+func (ss *subscriptionSet) appliedCopy() map[string]subscription {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return maps.Clone(ss.applied)
+}
+
+func (ss *subscriptionSet) markApplied(s subscription) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.applied != nil {
+		ss.applied[s.Topic] = s
+	}
+}
+
+func (ss *subscriptionSet) markRemoved(topic string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	delete(ss.applied, topic)
+}
+
+// route returns the first attached receiver with a subscription matching
+// topic, or nil.
+func (ss *subscriptionSet) route(topic string) *Receiver {
+	rs := ss.receivers.Load()
+	if rs == nil {
+		return nil
+	}
+	for _, r := range *rs {
+		for _, f := range r.filters {
+			if matchTopic(f, topic) {
+				return r
+			}
+		}
+	}
+	return nil
+}
