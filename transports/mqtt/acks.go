@@ -118,3 +118,10 @@ func (a *ackState) stale(t *ackToken) bool {
 	defer a.mu.Unlock()
 	return t.gen != a.gen && a.sessionPresent
 }
+
+// generation returns the current connection's number.
+func (a *ackState) generation() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
+}

@@ -8,6 +8,9 @@ require (
 	github.com/gorilla/websocket v1.5.3
 )
 
-require golang.org/x/net v0.43.0 // indirect
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	golang.org/x/net v0.43.0 // indirect
+)
 
 replace github.com/gobridge-oss/gobridge/core => ../../core
