@@ -1,0 +1,12 @@
+module github.com/gobridge-oss/gobridge/transports/amqp091
+
+go 1.26
+
+require (
+	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/rabbitmq/amqp091-go v1.17.0
+)
+
+require github.com/google/go-cmp v0.7.0 // indirect
+
+replace github.com/gobridge-oss/gobridge/core => ../../core

@@ -1,0 +1,152 @@
+package amqp091
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// Receiver consumes one queue with manual acknowledgements. It implements
+// ports.Receiver, ports.CapabilityReporter and ports.Closer.
+//
+// Run consumes until its context ends, re-opening the channel (and waiting
+// for the session to reconnect) whenever it is lost. When Run stops, the
+// consumer is cancelled but its channel stays open for up to Linger, until
+// the deliveries the route still handles are settled; then it closes and
+// the broker requeues whatever is left.
+type Receiver struct {
+	sess     *Session
+	cfg      ReceiverConfig
+	o        options
+	log      *slog.Logger
+	m        receiverMetrics
+	prefetch int
+	hold     int // acks held back waiting for a run, see acker
+	delays   []retryBucket
+	retryPub publisher
+
+	mu     sync.Mutex
+	chans  map[*consumeChan]struct{} // open consume channels, current and lingering
+	closed bool
+}
+
+var (
+	_ ports.Receiver           = (*Receiver)(nil)
+	_ ports.CapabilityReporter = (*Receiver)(nil)
+	_ ports.Closer             = (*Receiver)(nil)
+)
+
+// NewReceiver checks cfg and builds a receiver on sess. The prefetch is
+// cfg.Prefetch, else the route's max_in_flight (WithMaxInFlight), else
+// DefaultPrefetch.
+func NewReceiver(sess *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	o := buildOptions("amqp091", opts)
+	prefetch := cfg.Prefetch
+	if prefetch == 0 {
+		prefetch = min(o.maxInFlight, 65535)
+	}
+	if prefetch <= 0 {
+		prefetch = DefaultPrefetch
+	}
+	r := &Receiver{
+		sess: sess, cfg: cfg, o: o,
+		log:      o.logger.With("receiver", o.name, "queue", cfg.Queue),
+		m:        newReceiverMetrics(o.meter, o.name),
+		prefetch: prefetch,
+		hold:     prefetch / 4,
+		retryPub: publisher{sess: sess},
+		chans:    make(map[*consumeChan]struct{}),
+	}
+	if cfg.Retry.Mode == RetryDelayed {
+		r.delays = retryBuckets(cfg.Retry)
+	}
+	return r, nil
+}
+
+// Capabilities reports Retry unless the retry mode is off, and that
+// unsettled deliveries come back (the broker requeues what a closed
+// channel left unacknowledged).
+func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
+	return ports.ReceiverCapabilities{Retry: r.cfg.Retry.Mode != RetryOff, RedeliversUnsettled: true}
+}
+
+// Prefetch returns the prefetch count the receiver asks for.
+func (r *Receiver) Prefetch() int { return r.prefetch }
+
+// Run consumes the queue and emits each delivery until ctx ends. It
+// returns nil then; it returns an error only when the session is closed or
+// the broker refuses access to the queue.
+func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
+	failures := 0
+	for {
+		l, err := r.sess.acquire(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		progressed, err := r.consume(ctx, l, emit)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if progressed {
+			failures = 0
+		}
+		failures++
+		if fault.CodeOf(err) == fault.CodeForbidden {
+			return err
+		}
+		delay := r.sess.cfg.Reconnect.Delay(failures, rand.Float64())
+		if err != nil {
+			r.log.Warn("amqp091 consumer stopped; starting again", "retry_in", delay, "err", err)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		}
+	}
+}
+
+// Close closes every consume channel, lingering ones included (the broker
+// requeues their unacknowledged messages), and the retry publisher. A Run
+// still going ends its consumption and starts again; cancel its context
+// first.
+func (r *Receiver) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	chans := make([]*consumeChan, 0, len(r.chans))
+	for c := range r.chans {
+		chans = append(chans, c)
+	}
+	r.mu.Unlock()
+	for _, c := range chans {
+		c.closeNow()
+	}
+	r.retryPub.close(ctx)
+	return nil
+}
+
+func (r *Receiver) register(c *consumeChan) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.chans[c] = struct{}{}
+}
+
+func (r *Receiver) unregister(c *consumeChan) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.chans, c)
+}

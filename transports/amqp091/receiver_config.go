@@ -1,0 +1,129 @@
+package amqp091
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// RetryMode says how Delivery.Retry hands a message back to the broker.
+type RetryMode string
+
+// Retry modes.
+const (
+	// RetryDelayed republishes the message to the queue's retry exchange,
+	// whose TTL'd wait queues dead-letter it back to the queue after the
+	// delay. The default.
+	RetryDelayed RetryMode = "delayed"
+	// RetryRequeue nacks the message with requeue: it comes back at once,
+	// whatever delay the route asked for.
+	RetryRequeue RetryMode = "requeue"
+	// RetryOff reports that the receiver cannot retry; the route then
+	// dead-letters transient failures (category retry_unsupported).
+	RetryOff RetryMode = "off"
+)
+
+// Receiver defaults.
+const (
+	DefaultPrefetch        = 100
+	DefaultLinger          = 30 * time.Second
+	DefaultRetryWaitPrefix = ".retry."
+	DefaultRetryExchange   = ".retry"
+)
+
+// DefaultRetryDelays are the wait queues declared for delayed retry. They
+// follow the route's default backoff ladder (1s, doubling, capped at 30s)
+// and go on to 15 minutes, the default replay budget.
+func DefaultRetryDelays() []time.Duration {
+	return []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second,
+		16 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute, 15 * time.Minute}
+}
+
+// ReceiverConfig is the declarative setup of a Receiver, as read from the
+// settings of a `type: amqp091` receiver entry.
+type ReceiverConfig struct {
+	// Queue to consume; required. Declare it in the session's topology or
+	// elsewhere.
+	Queue string `yaml:"queue" json:"queue"`
+	// ConsumerTag names the consumer on the broker (generated).
+	ConsumerTag string `yaml:"consumer_tag" json:"consumer_tag"`
+	// Prefetch is how many unacknowledged messages the broker may hand
+	// over at once (the route's max_in_flight, else 100; at most 65535).
+	Prefetch int `yaml:"prefetch" json:"prefetch"`
+	// Exclusive asks to be the queue's only consumer (false).
+	Exclusive bool `yaml:"exclusive" json:"exclusive"`
+	// ConsumerArguments are passed to basic.consume (for example
+	// x-priority).
+	ConsumerArguments map[string]any `yaml:"consumer_arguments" json:"consumer_arguments"`
+	// Linger bounds how long a stopped Run keeps its channel open so that
+	// deliveries still being handled can be acknowledged (30s). Whatever is
+	// unsettled then goes back to the queue.
+	Linger time.Duration `yaml:"linger" json:"linger"`
+	// Retry configures Delivery.Retry.
+	Retry RetryConfig `yaml:"retry" json:"retry"`
+}
+
+// RetryConfig configures how a receiver retries a message.
+type RetryConfig struct {
+	// Mode is delayed, requeue or off (delayed).
+	Mode RetryMode `yaml:"mode" json:"mode"`
+	// Exchange is the retry exchange (<queue>.retry).
+	Exchange string `yaml:"exchange" json:"exchange"`
+	// QueuePrefix starts the name of each wait queue; the delay follows
+	// (<queue>.retry.1s, ...).
+	QueuePrefix string `yaml:"queue_prefix" json:"queue_prefix"`
+	// Delays are the wait queues' TTLs (DefaultRetryDelays). A retry waits
+	// in the queue whose delay is nearest to the one the route asked for
+	// (by ratio), so keep the list close to the route's backoff ladder.
+	Delays []time.Duration `yaml:"delays" json:"delays"`
+	// QuorumWaitQueues declares the wait queues as quorum queues (false:
+	// durable classic queues).
+	QuorumWaitQueues bool `yaml:"quorum_wait_queues" json:"quorum_wait_queues"`
+}
+
+// WithDefaults returns c with every zero field replaced by its default.
+// Prefetch stays 0 here: NewReceiver resolves it from WithMaxInFlight.
+func (c ReceiverConfig) WithDefaults() ReceiverConfig {
+	setDefault(&c.Linger, DefaultLinger)
+	setDefault(&c.Retry.Mode, RetryDelayed)
+	if c.Retry.Exchange == "" && c.Queue != "" {
+		c.Retry.Exchange = c.Queue + DefaultRetryExchange
+	}
+	if c.Retry.QueuePrefix == "" && c.Queue != "" {
+		c.Retry.QueuePrefix = c.Queue + DefaultRetryWaitPrefix
+	}
+	if len(c.Retry.Delays) == 0 {
+		c.Retry.Delays = DefaultRetryDelays()
+	}
+	c.Retry.Delays = slices.Clone(c.Retry.Delays)
+	slices.Sort(c.Retry.Delays)
+	c.Retry.Delays = slices.Compact(c.Retry.Delays)
+	return c
+}
+
+// Validate reports every problem with c, after applying the defaults,
+// each naming its field, joined into one error.
+func (c ReceiverConfig) Validate() error {
+	c = c.WithDefaults()
+	var ps problems
+	if c.Queue == "" {
+		ps.add("queue", "is required")
+	}
+	if c.Prefetch < 0 || c.Prefetch > 65535 {
+		ps.add("prefetch", "must be in [0,65535], got %d", c.Prefetch)
+	}
+	checkPositive(&ps, "linger", c.Linger)
+	checkArguments(&ps, "consumer_arguments", c.ConsumerArguments)
+	switch c.Retry.Mode {
+	case RetryDelayed:
+		for i, d := range c.Retry.Delays {
+			if d < time.Millisecond {
+				ps.add(fmt.Sprintf("retry.delays[%d]", i), "must be at least 1ms, got %v", d)
+			}
+		}
+	case RetryRequeue, RetryOff:
+	default:
+		ps.add("retry.mode", "%q is invalid; must be delayed, requeue or off", c.Retry.Mode)
+	}
+	return ps.err()
+}

@@ -1,0 +1,146 @@
+package amqp091
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// Sender publishes to an exchange with publisher confirms. It implements
+// ports.BatchSender and ports.Closer.
+//
+// Send returns once the broker confirmed the message (nil), refused it
+// (transient BROKER_BUSY), returned it as unroutable (permanent NOT_FOUND,
+// with mandatory), or the channel closed first (transient CONNECTION_LOST;
+// FORBIDDEN or NOT_FOUND, permanent, when the broker closed it for access
+// or a missing exchange). Many publishes share the channel while their
+// confirms are outstanding.
+type Sender struct {
+	cfg       SenderConfig
+	mandatory bool
+	mode      uint8
+	o         options
+	log       *slog.Logger
+	m         senderMetrics
+	pub       publisher
+	slots     chan struct{} // MaxOutstanding publishes awaiting confirms
+	closed    atomic.Bool
+}
+
+var (
+	_ ports.BatchSender = (*Sender)(nil)
+	_ ports.Closer      = (*Sender)(nil)
+)
+
+// NewSender checks cfg and builds a sender on sess. The publish channel is
+// opened on the first send (and again after it is lost).
+func NewSender(sess *Session, cfg SenderConfig, opts ...Option) (*Sender, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	o := buildOptions("amqp091", opts)
+	s := &Sender{
+		cfg: cfg, mandatory: *cfg.Mandatory, mode: amqp.Persistent, o: o,
+		log:   o.logger.With("sender", o.name),
+		m:     newSenderMetrics(o.meter, o.name),
+		pub:   publisher{sess: sess},
+		slots: make(chan struct{}, cfg.MaxOutstanding),
+	}
+	if cfg.DeliveryMode == Transient {
+		s.mode = amqp.Transient
+	}
+	return s, nil
+}
+
+// routingKey is the dispatch address, else the configured key.
+func (s *Sender) routingKey(msg ports.OutboundMessage) string {
+	if msg.Address != "" {
+		return msg.Address
+	}
+	return s.cfg.RoutingKey
+}
+
+// Send publishes one message and waits for its confirmation.
+func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
+	if s.closed.Load() {
+		return errClosed("amqp091 sender " + s.o.name)
+	}
+	if err := ctxErr(ctx, "send"); err != nil {
+		return err
+	}
+	p, err := s.publish(ctx, msg)
+	if err == nil {
+		err = p.wait(ctx)
+		<-s.slots
+	}
+	s.m.record(err)
+	return err
+}
+
+// publish takes an outstanding slot and writes msg; the slot is released
+// by the caller once the outcome is known, or here on failure.
+func (s *Sender) publish(ctx context.Context, msg ports.OutboundMessage) (*pendingPub, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, classify(ctx.Err(), "wait for a publish slot")
+	}
+	c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
+	if err != nil {
+		<-s.slots
+		return nil, err
+	}
+	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now())
+	p, err := c.publish(s.cfg.Exchange, s.routingKey(msg), s.mandatory, &pub)
+	if err != nil {
+		<-s.slots
+		return nil, err
+	}
+	return p, nil
+}
+
+// SendBatch publishes every message before waiting for any confirmation,
+// then waits for all of them. Results are index-aligned; a message that
+// could not be published or was refused fails alone. The top-level error
+// is only for a closed sender.
+func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([]ports.BatchResult, error) {
+	if s.closed.Load() {
+		return nil, errClosed("amqp091 sender " + s.o.name)
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	results := make([]ports.BatchResult, len(msgs))
+	pending := make([]*pendingPub, len(msgs))
+	for i, msg := range msgs {
+		results[i].Index = i
+		if err := ctxErr(ctx, "send"); err != nil {
+			results[i].Err = err
+			continue
+		}
+		pending[i], results[i].Err = s.publish(ctx, msg)
+	}
+	for i, p := range pending {
+		if p != nil {
+			results[i].Err = p.wait(ctx)
+			<-s.slots
+		}
+		s.m.record(results[i].Err)
+	}
+	return results, nil
+}
+
+// Close refuses further sends and closes the publish channel; publishes
+// still waiting for a confirmation fail with a transient error. The
+// session stays open.
+func (s *Sender) Close(ctx context.Context) error {
+	s.closed.Store(true)
+	s.pub.close(ctx)
+	return nil
+}

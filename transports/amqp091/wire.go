@@ -1,0 +1,223 @@
+package amqp091
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
+
+// Envelope headers that carry AMQP delivery facts and message properties.
+// A receiver sets them from what arrived; a sender turns the property ones
+// back into properties (and drops the delivery facts, which describe the
+// source).
+const (
+	// HeaderRoutingKey is the routing key the message arrived with (for a
+	// delayed retry, the one it had before its first retry).
+	HeaderRoutingKey = "amqp091.routing-key"
+	// HeaderExchange is the exchange the message was published to.
+	HeaderExchange = "amqp091.exchange"
+	// HeaderRedelivered is true when the broker redelivered the message.
+	HeaderRedelivered = "amqp091.redelivered"
+	// HeaderUserID is the validated user-id property. It is not published
+	// again: the broker refuses a user-id other than the connection's.
+	HeaderUserID = "amqp091.user-id"
+
+	HeaderCorrelationID   = "amqp091.correlation-id"   // correlation-id property
+	HeaderContentType     = "amqp091.content-type"     // content-type property
+	HeaderContentEncoding = "amqp091.content-encoding" // content-encoding property
+	HeaderReplyTo         = "amqp091.reply-to"         // reply-to property
+	HeaderType            = "amqp091.type"             // type property
+	HeaderAppID           = "amqp091.app-id"           // app-id property
+	HeaderPriority        = "amqp091.priority"         // priority property (0-9)
+
+	// HeaderRetryCount is stamped on a message a receiver hands to its
+	// retry exchange: how many times it was retried so far.
+	HeaderRetryCount = "gobridge.retry-count"
+	// HeaderRetryRoutingKey and HeaderRetryExchange keep the original
+	// routing key and exchange of a retried message, which dead-lettering
+	// back to the queue replaces.
+	HeaderRetryRoutingKey = "gobridge.retry-routing-key"
+	HeaderRetryExchange   = "gobridge.retry-exchange"
+)
+
+// brokerHeaders are set by RabbitMQ itself about the source queue; they are
+// not forwarded, or a target queue would see another queue's history.
+func brokerHeader(k string) bool {
+	return k == "x-delivery-count" || k == "x-death" || strings.HasPrefix(k, "x-first-death-") ||
+		strings.HasPrefix(k, "x-last-death-") || k == HeaderRetryCount ||
+		k == HeaderRetryRoutingKey || k == HeaderRetryExchange
+}
+
+// inbound is what a receiver learns from one delivery.
+type inbound struct {
+	env        *messaging.Envelope
+	retries    int  // HeaderRetryCount
+	brokerN    int  // x-delivery-count
+	hasBrokerN bool // a quorum queue counted
+}
+
+// toEnvelope maps a delivery to an envelope: the subject from the
+// gobridge.subject header, the ID from message-id (a fresh one when
+// absent), the creation time from timestamp, the expiry from expiration,
+// the other properties and the routing key into amqp091.* headers, and
+// every other header as it is (nested tables as maps).
+func toEnvelope(d *amqp.Delivery, now time.Time) inbound {
+	var in inbound
+	subject := ""
+	switch v := d.Headers[messaging.SubjectCarrier].(type) {
+	case string:
+		subject = v
+	case []byte:
+		subject = string(v)
+	}
+	env := messaging.NewEnvelopeFromImmutablePayload(subject, d.Body)
+	in.env = env
+	if d.MessageId != "" {
+		env.ID = d.MessageId
+	}
+	h := env.Headers
+	rk, ex := d.RoutingKey, d.Exchange
+	for k, v := range d.Headers {
+		switch k {
+		case messaging.SubjectCarrier:
+		case HeaderRetryCount:
+			in.retries, _ = intValue(v)
+		case HeaderRetryRoutingKey:
+			rk = stringValue(v)
+		case HeaderRetryExchange:
+			ex = stringValue(v)
+		case "x-delivery-count":
+			in.brokerN, in.hasBrokerN = intValue(v)
+			h[k] = v
+		default:
+			h[k] = fromField(v)
+		}
+	}
+	h[HeaderRoutingKey] = rk
+	h[HeaderExchange] = ex
+	if d.Redelivered {
+		h[HeaderRedelivered] = true
+	}
+	setIf(h, HeaderCorrelationID, d.CorrelationId)
+	setIf(h, HeaderContentType, d.ContentType)
+	setIf(h, HeaderContentEncoding, d.ContentEncoding)
+	setIf(h, HeaderReplyTo, d.ReplyTo)
+	setIf(h, HeaderType, d.Type)
+	setIf(h, HeaderAppID, d.AppId)
+	setIf(h, HeaderUserID, d.UserId)
+	if d.Priority > 0 {
+		h[HeaderPriority] = int64(d.Priority)
+	}
+	if !d.Timestamp.IsZero() {
+		env.CreatedAt = d.Timestamp.UTC()
+	}
+	if ms, err := strconv.ParseInt(d.Expiration, 10, 64); err == nil && ms >= 0 {
+		// The broker drops expired messages, so what it delivers has at most
+		// the full TTL left.
+		env.ExpiresAt = now.Add(time.Duration(ms) * time.Millisecond)
+	}
+	return in
+}
+
+func setIf(h map[string]any, k, v string) {
+	if v != "" {
+		h[k] = v
+	}
+}
+
+// toPublishing maps an envelope to a publishing: the subject into the
+// gobridge.subject header, the ID into message-id, CreatedAt into
+// timestamp, the remaining time to live into expiration and the amqp091.*
+// property headers back into properties. mode is 2 for persistent.
+func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Time) amqp.Publishing {
+	h := make(amqp.Table, len(env.Headers)+1)
+	p := amqp.Publishing{
+		Headers:      h,
+		Body:         env.PayloadView(),
+		MessageId:    env.ID,
+		Timestamp:    env.CreatedAt,
+		DeliveryMode: mode,
+		AppId:        appID,
+	}
+	for k, v := range env.Headers {
+		switch k {
+		case HeaderRoutingKey, HeaderExchange, HeaderRedelivered, HeaderUserID:
+		case HeaderCorrelationID:
+			p.CorrelationId = stringValue(v)
+		case HeaderContentType:
+			p.ContentType = stringValue(v)
+		case HeaderContentEncoding:
+			p.ContentEncoding = stringValue(v)
+		case HeaderReplyTo:
+			p.ReplyTo = stringValue(v)
+		case HeaderType:
+			p.Type = stringValue(v)
+		case HeaderAppID:
+			p.AppId = stringValue(v)
+		case HeaderPriority:
+			if n, ok := intValue(v); ok && n >= 0 && n <= 255 {
+				p.Priority = uint8(n)
+			}
+		default:
+			if brokerHeader(k) {
+				continue
+			}
+			fv, err := toField(v)
+			if err != nil {
+				fv = fmt.Sprint(v) // keep what can be kept rather than fail the message
+			}
+			h[k] = fv
+		}
+	}
+	h[messaging.SubjectCarrier] = env.Subject
+	if env.HasExpiry() {
+		p.Expiration = strconv.FormatInt(max(env.ExpiresAt.Sub(now).Milliseconds(), 1), 10)
+	}
+	return p
+}
+
+func stringValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func intValue(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int8:
+		return int(x), true
+	case int16:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case int64:
+		return int(x), true
+	case uint8:
+		return int(x), true
+	case uint16:
+		return int(x), true
+	case uint32:
+		return int(x), true
+	case float64:
+		return int(x), true
+	case string:
+		n, err := strconv.Atoi(x)
+		return n, err == nil
+	default:
+		return 0, false
+	}
+}
