@@ -4,7 +4,10 @@
 # distribution ports, config, cookie and data/log directories, so it never
 # touches the shared node on 5672 that the other suites and CI use.
 #
-#   scripts/rabbitmq-second-node.sh start|stop|restart|status
+#   scripts/rabbitmq-second-node.sh start|stop|restart|kill|status
+#
+# stop shuts the node down gracefully; kill ends it with SIGKILL, as a
+# crash would (start it again with start).
 #
 # Environment (all optional):
 #   GOBRIDGE_RMQ2_DIR    state directory (default ${TMPDIR:-/tmp}/gobridge-rmq2)
@@ -111,14 +114,31 @@ stop() {
 	echo "second node $node killed after 30s"
 }
 
+kill_node() {
+	if ! running; then
+		echo "second node $node not running"
+		return 0
+	fi
+	local pid
+	pid=$(cat "$dir/node.pid")
+	kill -9 "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	rm -f "$dir/node.pid"
+	echo "second node $node killed"
+}
+
 setup_env
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
 restart) stop && start ;;
+kill) kill_node ;;
 status) if running && port_open; then echo up; else echo down; exit 1; fi ;;
 *)
-	echo "usage: $0 start|stop|restart|status" >&2
+	echo "usage: $0 start|stop|restart|kill|status" >&2
 	exit 2
 	;;
 esac

@@ -42,7 +42,9 @@ type pendingPub struct {
 
 var errReturned = fault.ErrNotFound.WithMessage("the broker returned the message: no queue is bound for its routing key")
 
-func isReturned(err error) bool { return errors.Is(err, errReturned) && fault.CodeOf(err) == fault.CodeNotFound }
+func isReturned(err error) bool {
+	return errors.Is(err, errReturned) && fault.CodeOf(err) == fault.CodeNotFound
+}
 
 var errNacked = fault.ErrBrokerBusy.WithMessage("the broker refused the message (basic.nack)")
 
