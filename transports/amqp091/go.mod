@@ -1,15 +1,15 @@
 module github.com/gobridge-oss/gobridge/transports/amqp091
 
-go 1.26.0
+go 1.26
 
 require (
 	github.com/gobridge-oss/gobridge/core v0.0.0
-	github.com/gobridge-oss/gobridge/stores/memory v0.0.0-00010101000000-000000000000
+	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
+	github.com/google/go-cmp v0.7.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
-require github.com/google/go-cmp v0.7.0
-
-replace github.com/gobridge-oss/gobridge/core => ../../core
-
-replace github.com/gobridge-oss/gobridge/stores/memory => ../../stores/memory
+replace (
+	github.com/gobridge-oss/gobridge/core => ../../core
+	github.com/gobridge-oss/gobridge/stores/memory => ../../stores/memory
+)
