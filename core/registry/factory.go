@@ -1,0 +1,140 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// Kind names the role of a factory.
+type Kind string
+
+// The kinds of component a configuration file declares.
+const (
+	KindReceiver  Kind = "receiver"
+	KindSender    Kind = "sender"
+	KindSession   Kind = "session"
+	KindProcessor Kind = "processor"
+	KindStore     Kind = "store"
+)
+
+// Deps is what a factory may use to build a component.
+type Deps struct {
+	// ID is the component's ID in the configuration file (for a
+	// processor, its name).
+	ID     string
+	Logger *slog.Logger
+	Meter  telemetry.Meter
+	Clock  ports.Clock
+	// Session is the built session the component's session_id names, or
+	// nil. A factory type-asserts it to its own session type.
+	Session ports.Session
+	// DataDir is the directory relative store paths are resolved against.
+	DataDir string
+}
+
+// Factory is the part every factory shares: its type name, what it
+// builds, and how its settings are read and described.
+type Factory interface {
+	// Kind says what the factory builds.
+	Kind() Kind
+	// Type is the name used in configuration files (`type: http`).
+	Type() string
+	// Doc is a one-line description for listings and the schema.
+	Doc() string
+	// Decode reads a settings block strictly and returns the typed,
+	// defaulted and validated config.
+	Decode(settings map[string]any) (any, error)
+	// Schema describes the settings block as a JSON Schema object.
+	Schema() json.RawMessage
+}
+
+// typed implements Factory for a config type C.
+type typed[C any] struct {
+	kind Kind
+	typ  string
+	doc  string
+}
+
+func (t typed[C]) Kind() Kind   { return t.kind }
+func (t typed[C]) Type() string { return t.typ }
+func (t typed[C]) Doc() string  { return t.doc }
+func (t typed[C]) Decode(settings map[string]any) (any, error) {
+	return decodeSettings[C](settings)
+}
+func (t typed[C]) Schema() json.RawMessage { return schemaOf[C](t.doc) }
+
+// ReceiverFactory builds receivers.
+type ReceiverFactory interface {
+	Factory
+	Build(ctx context.Context, cfg any, d Deps) (ports.Receiver, error)
+}
+
+// SenderFactory builds senders.
+type SenderFactory interface {
+	Factory
+	Build(ctx context.Context, cfg any, d Deps) (ports.Sender, error)
+}
+
+// SessionFactory builds sessions.
+type SessionFactory interface {
+	Factory
+	Build(ctx context.Context, cfg any, d Deps) (ports.Session, error)
+}
+
+// ProcessorFactory builds processors.
+type ProcessorFactory interface {
+	Factory
+	Build(ctx context.Context, cfg any, d Deps) (ports.Processor, error)
+}
+
+// StoreFactory builds stores. The value it returns implements one or more
+// of ports.OutboxStore, ports.DLQStore and ports.LeaseStore, and may
+// implement ports.Closer (or io.Closer with a context-free Close).
+type StoreFactory interface {
+	Factory
+	Build(ctx context.Context, cfg any, d Deps) (any, error)
+}
+
+type builder[C, T any] struct {
+	typed[C]
+	build func(ctx context.Context, cfg C, d Deps) (T, error)
+}
+
+func (b builder[C, T]) Build(ctx context.Context, cfg any, d Deps) (T, error) {
+	c, ok := cfg.(C)
+	if !ok {
+		var zero T
+		return zero, errWrongConfig(b.typ, cfg, c)
+	}
+	return b.build(ctx, c, d)
+}
+
+// Receiver returns a factory for receivers whose settings decode into C.
+// C may implement WithDefaults() C and Validate() error.
+func Receiver[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Receiver, error)) ReceiverFactory {
+	return builder[C, ports.Receiver]{typed[C]{KindReceiver, typ, doc}, build}
+}
+
+// Sender returns a factory for senders whose settings decode into C.
+func Sender[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Sender, error)) SenderFactory {
+	return builder[C, ports.Sender]{typed[C]{KindSender, typ, doc}, build}
+}
+
+// Session returns a factory for sessions whose settings decode into C.
+func Session[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Session, error)) SessionFactory {
+	return builder[C, ports.Session]{typed[C]{KindSession, typ, doc}, build}
+}
+
+// Processor returns a factory for processors whose settings decode into C.
+func Processor[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Processor, error)) ProcessorFactory {
+	return builder[C, ports.Processor]{typed[C]{KindProcessor, typ, doc}, build}
+}
+
+// Store returns a factory for stores whose settings decode into C.
+func Store[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (any, error)) StoreFactory {
+	return builder[C, any]{typed[C]{KindStore, typ, doc}, build}
+}
