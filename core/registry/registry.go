@@ -69,7 +69,10 @@ func put[F Factory](m map[string]F, f F) (dup bool) {
 }
 
 // Receiver returns the receiver factory of typ.
-func (r *Registry) Receiver(typ string) (ReceiverFactory, bool) { f, ok := r.receivers[typ]; return f, ok }
+func (r *Registry) Receiver(typ string) (ReceiverFactory, bool) {
+	f, ok := r.receivers[typ]
+	return f, ok
+}
 
 // Sender returns the sender factory of typ.
 func (r *Registry) Sender(typ string) (SenderFactory, bool) { f, ok := r.senders[typ]; return f, ok }
