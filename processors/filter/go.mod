@@ -1,10 +1,12 @@
 module github.com/gobridge-oss/gobridge/processors/filter
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/gobridge-oss/gobridge/core v0.0.0
 	github.com/google/go-cmp v0.7.0
 )
+
+require github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 
 replace github.com/gobridge-oss/gobridge/core => ../../core

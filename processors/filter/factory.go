@@ -1,0 +1,31 @@
+package filter
+
+import (
+	"context"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+// FactoryType is the type name of this processor in configuration files.
+const FactoryType = "filter"
+
+// Factory returns the registry factory that builds this processor from a
+// configuration file's processors map. The entry's name becomes the
+// processor's Name; its settings are the fields of Config.
+func Factory() registry.ProcessorFactory {
+	return registry.Processor(FactoryType, "keeps, drops or reroutes messages that match conditions",
+		func(_ context.Context, cfg Config, d registry.Deps) (ports.Processor, error) {
+			if d.ID != "" {
+				cfg.Name = d.ID
+			}
+			var opts []Option
+			if d.Logger != nil {
+				opts = append(opts, WithLogger(d.Logger))
+			}
+			if d.Meter != nil {
+				opts = append(opts, WithMeter(d.Meter))
+			}
+			return New(cfg, opts...)
+		})
+}

@@ -1,0 +1,43 @@
+package sqlite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+func TestFactoryOpensUnderTheDataDir(t *testing.T) {
+	dir := t.TempDir()
+	f := Factory()
+	cfg, err := f.Decode(map[string]any{"path": "nested/bridge.db", "synchronous": "NORMAL", "busy_timeout": "2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := f.Build(t.Context(), cfg, registry.Deps{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := v.(*Store)
+	if !ok {
+		t.Fatalf("built %T", v)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	if _, ok := v.(ports.OutboxStore); !ok {
+		t.Error("the sqlite store is not an outbox store")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nested", "bridge.db")); err != nil {
+		t.Errorf("database file not created under the data dir: %v", err)
+	}
+	for _, bad := range []map[string]any{{}, {"path": "x.db", "synchronus": "FULL"}} {
+		if _, err := f.Decode(bad); err == nil {
+			t.Errorf("Decode(%v) accepted bad settings", bad)
+		} else if !strings.Contains(err.Error(), "path") && !strings.Contains(err.Error(), "synchronus") {
+			t.Errorf("Decode(%v) = %v; want the key named", bad, err)
+		}
+	}
+}
