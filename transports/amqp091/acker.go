@@ -3,8 +3,6 @@ package amqp091
 import (
 	"sync"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -36,7 +34,7 @@ type ackFrame struct {
 // meanwhile; those return at once. Frames go out in an order that never
 // lets a multiple ack cover a message meant for requeue.
 type acker struct {
-	ch     *amqp.Channel
+	ch     acknowledger
 	frames telemetry.Counter
 	hold   int
 
@@ -48,7 +46,13 @@ type acker struct {
 	err      error
 }
 
-func newAcker(ch *amqp.Channel, frames telemetry.Counter, hold int) *acker {
+// acknowledger is the part of *amqp.Channel the acker uses.
+type acknowledger interface {
+	Ack(tag uint64, multiple bool) error
+	Nack(tag uint64, multiple, requeue bool) error
+}
+
+func newAcker(ch acknowledger, frames telemetry.Counter, hold int) *acker {
 	return &acker{ch: ch, frames: frames, hold: hold}
 }
 

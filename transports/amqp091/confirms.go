@@ -150,7 +150,7 @@ func (c *confirmChannel) fail(err error) {
 func (c *confirmChannel) alive() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dead == nil
+	return c.dead == nil && !c.ch.IsClosed()
 }
 
 // publish writes msg and returns the handle to wait on for its

@@ -9,6 +9,8 @@ require (
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
+require github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+
 replace (
 	github.com/gobridge-oss/gobridge/core => ../../core
 	github.com/gobridge-oss/gobridge/stores/memory => ../../stores/memory

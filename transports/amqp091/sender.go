@@ -8,6 +8,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -91,18 +92,27 @@ func (s *Sender) publish(ctx context.Context, msg ports.OutboundMessage) (*pendi
 	case <-ctx.Done():
 		return nil, classify(ctx.Err(), "wait for a publish slot")
 	}
-	c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
-	if err != nil {
+	if msg.Envelope == nil {
 		<-s.slots
-		return nil, err
+		return nil, fault.ErrInvalidPayload.WithMessage("outbound message without an envelope")
 	}
 	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now())
-	p, err := c.publish(s.cfg.Exchange, s.routingKey(msg), s.mandatory, &pub)
-	if err != nil {
-		<-s.slots
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
+		if err != nil {
+			<-s.slots
+			return nil, err
+		}
+		p, err := c.publish(s.cfg.Exchange, s.routingKey(msg), s.mandatory, &pub)
+		if err == nil {
+			return p, nil
+		}
+		// A channel found closed took nothing: publish again on a new one.
+		if !c.ch.IsClosed() || attempt == 3 || ctx.Err() != nil {
+			<-s.slots
+			return nil, err
+		}
 	}
-	return p, nil
 }
 
 // SendBatch publishes every message before waiting for any confirmation,

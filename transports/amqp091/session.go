@@ -199,8 +199,12 @@ func (s *Session) acquire(ctx context.Context) (*link, error) {
 		s.mu.Lock()
 		l, ready := s.cur, s.ready
 		s.mu.Unlock()
-		if l != nil {
+		if l != nil && !l.conn.IsClosed() {
 			return l, nil
+		}
+		if l != nil {
+			// Closed, and the supervisor has not withdrawn it yet.
+			ready = l.lost
 		}
 		select {
 		case <-ready:

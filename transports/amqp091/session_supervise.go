@@ -114,10 +114,12 @@ func (s *Session) setHealth(st ports.SessionStatus, connected bool, detail strin
 	if s.closed {
 		return
 	}
-	if s.health.Status != st || s.health.Detail != detail {
-		s.health = ports.SessionHealth{Status: st, Connected: connected, Subscribed: connected && s.plan != nil,
-			Detail: detail, Since: time.Now()}
+	since := s.health.Since
+	if s.health.Status != st {
+		since = time.Now()
 	}
+	s.health = ports.SessionHealth{Status: st, Connected: connected, Subscribed: connected && s.plan != nil,
+		Detail: detail, Since: since}
 }
 
 // event offers ev to the reader without blocking.
