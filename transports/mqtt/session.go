@@ -175,7 +175,7 @@ func (s *Session) onViolation(v *IngressViolation) {
 	s.m.violations.Add(1)
 	s.o.logger.Error("mqtt session ended by the ingress guard", "session", s.o.name, "violation", v.Error())
 	close(s.terminated)
-	s.st.set(ports.SessionDown, false, "ended by the ingress guard: "+v.Error())
+	s.st.end("ended by the ingress guard: " + v.Error())
 	s.st.emit(ports.EventError, v)
 	s.firstOutcome(fault.ErrProtocolError.WithMessage("mqtt session").Wrap(v))
 	s.mu.Lock()
@@ -221,7 +221,7 @@ func (s *Session) Close(ctx context.Context) error {
 			}
 		}
 	}
-	s.st.set(ports.SessionDown, false, "closed")
+	s.st.end("closed")
 	s.m.connected.Set(0)
 	s.st.close()
 	return err

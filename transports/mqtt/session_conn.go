@@ -147,8 +147,7 @@ func (s *Session) connectionDown() bool {
 	s.m.disconnects.Add(1)
 	s.m.connected.Set(0)
 	s.st.emit(ports.EventDisconnected, nil)
-	if v := s.terminal.Load(); v != nil {
-		s.st.set(ports.SessionDown, false, "ended by the ingress guard: "+v.Error())
+	if s.terminal.Load() != nil {
 		return false
 	}
 	if s.isClosed() {

@@ -13,6 +13,7 @@ type status struct {
 	h      ports.SessionHealth
 	events chan ports.SessionEvent
 	closed bool
+	final  bool // the session ended for good; health no longer changes
 }
 
 func (st *status) init(now time.Time) {
@@ -31,6 +32,9 @@ func (st *status) health() ports.SessionHealth {
 func (st *status) set(s ports.SessionStatus, connected bool, detail string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.final {
+		return
+	}
 	if st.h.Status != s {
 		st.h.Since = time.Now()
 	}
@@ -45,7 +49,7 @@ func (st *status) set(s ports.SessionStatus, connected bool, detail string) {
 func (st *status) subscribed(all bool, detail string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.h.Connected {
+	if !st.h.Connected || st.final {
 		return
 	}
 	s := ports.SessionUp
@@ -56,6 +60,20 @@ func (st *status) subscribed(all bool, detail string) {
 		st.h.Since = time.Now()
 	}
 	st.h.Status, st.h.Subscribed, st.h.Detail = s, all, detail
+}
+
+// end sets a final health that later transitions cannot change.
+func (st *status) end(detail string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.final {
+		return
+	}
+	if st.h.Status != ports.SessionDown {
+		st.h.Since = time.Now()
+	}
+	st.h = ports.SessionHealth{Status: ports.SessionDown, Detail: detail, Since: st.h.Since}
+	st.final = true
 }
 
 // emit sends an event unless the buffer is full or the channel closed.
