@@ -1,6 +1,6 @@
 module github.com/gobridge-oss/gobridge/transports/amqp091
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/gobridge-oss/gobridge/core v0.0.0
