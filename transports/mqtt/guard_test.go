@@ -40,7 +40,9 @@ func props(ps ...[]byte) []byte {
 	return append(appendVarint(nil, len(b)), b...)
 }
 
-func userProp(k, v string) []byte { return append(append([]byte{propUserProperty}, str(k)...), str(v)...) }
+func userProp(k, v string) []byte {
+	return append(append([]byte{propUserProperty}, str(k)...), str(v)...)
+}
 
 // publish1 is a QoS 1 PUBLISH to topic with packet id 7.
 func publish1(topic string, pr []byte, payload string) []byte {
