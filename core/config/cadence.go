@@ -62,19 +62,19 @@ func (s *RouteSession) Cadence() (Cadence, error) {
 		return c, fmt.Errorf("max_renew_fails must be at least 1, got %d", c.MaxRenewFails)
 	}
 	if c.Pinned {
-		c.RenewJitter = orDefault(s.LeaseRenewJitter, c.RenewInterval/jitterDivisor)
+		c.RenewJitter = orDefault(s.LeaseRenewJitter, (c.RenewInterval / jitterDivisor).Truncate(time.Millisecond))
 		c.RenewCallTimeout = orDefault(s.RenewCallTimeout, clampDur(c.RenewInterval/2, minRenewCallTimeout, maxRenewCallTimeout))
 	} else {
 		slot := c.LeaseTTL / time.Duration(c.MaxRenewFails)
 		c.RenewCallTimeout = orDefault(s.RenewCallTimeout, clampDur(slot/2, minRenewCallTimeout, maxRenewCallTimeout))
-		c.RenewJitter = orDefault(s.LeaseRenewJitter, slot/jitterDivisor)
+		c.RenewJitter = orDefault(s.LeaseRenewJitter, (slot / jitterDivisor).Truncate(time.Millisecond))
 		room := slot - c.RenewCallTimeout - expiryMargin
 		if room-c.RenewJitter/2 < MinCadence {
-			trimmed := max(0, 2*(room-MinCadence))
+			trimmed := max(0, 2*(room-MinCadence)).Truncate(time.Millisecond)
 			c.JitterTrimmed = trimmed < c.RenewJitter
 			c.RenewJitter = min(c.RenewJitter, trimmed)
 		}
-		c.RenewInterval = room - c.RenewJitter/2
+		c.RenewInterval = (room - c.RenewJitter/2).Truncate(time.Millisecond)
 		if c.RenewInterval < MinCadence {
 			return c, fmt.Errorf("lease_ttl %s over max_renew_fails %d leaves %s per renewal, too little for a %s renew_call_timeout and a renew interval of at least %s; lower max_renew_fails, raise lease_ttl or pin renew_interval",
 				c.LeaseTTL, c.MaxRenewFails, slot, c.RenewCallTimeout, MinCadence)

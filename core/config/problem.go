@@ -83,14 +83,21 @@ func pathHead(p string) (string, int) {
 // sortProblems orders problems by section in file order, then by list
 // index, keeping the discovery order otherwise.
 func sortProblems(ps []Problem) {
-	slices.SortStableFunc(ps, func(a, b Problem) int {
-		ka, ia := pathHead(a.Path)
-		kb, ib := pathHead(b.Path)
-		if c := sectionRank(ka) - sectionRank(kb); c != 0 {
-			return c
-		}
-		return ia - ib
-	})
+	slices.SortStableFunc(ps, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+}
+
+// sortWarnings orders warnings like problems.
+func sortWarnings(ws []Warning) {
+	slices.SortStableFunc(ws, func(a, b Warning) int { return comparePaths(a.Path, b.Path) })
+}
+
+func comparePaths(a, b string) int {
+	ka, ia := pathHead(a)
+	kb, ib := pathHead(b)
+	if c := sectionRank(ka) - sectionRank(kb); c != 0 {
+		return c
+	}
+	return ia - ib
 }
 
 // problems collects problems under a path prefix.

@@ -50,6 +50,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 			v.probs.list = append(v.probs.list, c(f)...)
 		}
 	}
+	sortWarnings(v.warns)
 	return v.warns, v.probs.err()
 }
 
