@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -86,8 +87,14 @@ func (s *RouteSession) Cadence() (Cadence, error) {
 
 // RenewSpan is the longest time max_renew_fails failing renewals can take:
 // (renew_interval + jitter/2 + renew_call_timeout) × max_renew_fails.
+// It saturates at the largest duration instead of overflowing.
 func (c Cadence) RenewSpan() time.Duration {
-	return (c.RenewInterval + c.RenewJitter/2 + c.RenewCallTimeout) * time.Duration(c.MaxRenewFails)
+	per := c.RenewInterval + c.RenewJitter/2 + c.RenewCallTimeout
+	n := time.Duration(max(c.MaxRenewFails, 0))
+	if per < 0 || (n > 0 && per > math.MaxInt64/n) {
+		return math.MaxInt64
+	}
+	return per * n
 }
 
 func clampDur(d, lo, hi time.Duration) time.Duration {

@@ -46,7 +46,7 @@ type Bridge struct {
 	// ID names the bridge; it is required.
 	ID string `yaml:"id"`
 	// Deployment is standalone (the default) or clustered.
-	Deployment string `yaml:"deployment"`
+	Deployment string `yaml:"deployment" enum:"standalone,clustered"`
 	// InstanceID names this process, and is the lease owner in a cluster.
 	// It defaults to the host name.
 	InstanceID string `yaml:"instance_id"`
@@ -94,9 +94,9 @@ type Route struct {
 	// ReceiverID names the source receiver; it is required.
 	ReceiverID string `yaml:"receiver_id"`
 	// DeliveryMode is direct_hold (default) or shared_outbox.
-	DeliveryMode string `yaml:"delivery_mode"`
+	DeliveryMode string `yaml:"delivery_mode" enum:"direct_hold,shared_outbox"`
 	// DispatchMode is single (default) or fan_out.
-	DispatchMode string `yaml:"dispatch_mode"`
+	DispatchMode string `yaml:"dispatch_mode" enum:"single,fan_out"`
 	// TrustBridgeHeaders keeps bridge-to-bridge x-bridge.* headers on
 	// inbound messages; only for receivers fed by a trusted bridge.
 	TrustBridgeHeaders bool `yaml:"trust_bridge_headers"`
@@ -130,7 +130,7 @@ type Policy struct {
 	MaxInFlight int `yaml:"max_in_flight"`
 	// AckAfter is target_accept for direct_hold and outbox_persist for
 	// shared_outbox (the default follows the delivery mode).
-	AckAfter string `yaml:"ack_after"`
+	AckAfter string `yaml:"ack_after" enum:"target_accept,outbox_persist"`
 	// MaxReplayAttempts is the attempt half of the poison gate (5).
 	MaxReplayAttempts int `yaml:"max_replay_attempts"`
 	// ReplayBudget is the age half of the poison gate (15m).
@@ -138,11 +138,11 @@ type Policy struct {
 	// MaxOutboxDepth bounds undelivered outbox records (10000).
 	MaxOutboxDepth int `yaml:"max_outbox_depth"`
 	// OnExpired is drop or dlq (dlq).
-	OnExpired string `yaml:"on_expired"`
+	OnExpired string `yaml:"on_expired" enum:"drop,dlq"`
 	// OnPermanentFailure is drop or dlq (dlq).
-	OnPermanentFailure string `yaml:"on_permanent_failure"`
+	OnPermanentFailure string `yaml:"on_permanent_failure" enum:"drop,dlq"`
 	// OnFiltered is drop or dlq (drop).
-	OnFiltered string `yaml:"on_filtered"`
+	OnFiltered string `yaml:"on_filtered" enum:"drop,dlq"`
 	// Backoff is the retry delay ladder.
 	Backoff Backoff `yaml:"backoff"`
 	// SendTimeout bounds each send (30s).

@@ -77,7 +77,7 @@ const (
 // DrainStrategy paces outbox polls.
 type DrainStrategy struct {
 	// Type is fixed_poll or adaptive_backoff; required.
-	Type string `yaml:"type"`
+	Type string `yaml:"type" enum:"fixed_poll,adaptive_backoff"`
 	// Interval is the fixed_poll period.
 	Interval time.Duration `yaml:"interval"`
 	// MinInterval and MaxInterval bound adaptive_backoff.
@@ -99,7 +99,7 @@ const (
 // Resolver selects a route's bindings by message content.
 type Resolver struct {
 	// Type is rules, header_map, all or static; required.
-	Type string `yaml:"type"`
+	Type string `yaml:"type" enum:"rules,header_map,all,static"`
 	// DefaultBinding is used when nothing matches.
 	DefaultBinding string `yaml:"default_binding"`
 	// HeaderKey is the header header_map looks up.
@@ -123,7 +123,7 @@ type Condition struct {
 	// Field is subject, header.<k>, $.<path> or a bare header name.
 	Field string `yaml:"field"`
 	// Operator is eq ne prefix contains regex gt lt gte lte exists in.
-	Operator string `yaml:"operator"`
+	Operator string `yaml:"operator" enum:"eq,ne,prefix,contains,regex,gt,lt,gte,lte,exists,in"`
 	// Value is compared against the field.
 	Value any `yaml:"value"`
 }
@@ -185,9 +185,9 @@ type HTTP struct {
 // Telemetry configures logs and metrics.
 type Telemetry struct {
 	// LogLevel is debug, info (default), warn or error.
-	LogLevel string `yaml:"log_level"`
+	LogLevel string `yaml:"log_level" enum:"debug,info,warn,error"`
 	// LogFormat is text (default) or json.
-	LogFormat string `yaml:"log_format"`
+	LogFormat string `yaml:"log_format" enum:"text,json"`
 	// Metrics enables the Prometheus metrics (true).
 	Metrics *bool `yaml:"metrics"`
 }
