@@ -24,7 +24,7 @@ build:
 
 ## run: start the bridge on its embedded default (no external broker)
 run:
-	cd distro && $(GO) run ./cmd/gobridge demo
+	$(GO) run ./distro/cmd/gobridge run
 
 ## test: lint, machine set-up for the integration suites, then every
 ## module's tests with the race detector, standalone

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -129,4 +130,14 @@ func report(ctx context.Context, source *memtransport.Receiver, alerts, archive 
 			return
 		}
 	}
+}
+
+// cmdDemo runs demo and turns its outcome into an exit code.
+func cmdDemo(ctx context.Context, args []string, stderr io.Writer) int {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := demo(ctx, args, log); err != nil {
+		log.Error("demo failed", "err", err)
+		return exitFailed
+	}
+	return exitOK
 }

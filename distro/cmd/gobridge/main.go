@@ -2,18 +2,20 @@
 //
 // Usage:
 //
-//	gobridge demo [-rate N] [-duration D]   run a self-contained demo route
-//	gobridge version                        print the binary's version
+//	gobridge run [-c FILE] [-data-dir DIR]   run a configuration (default: the quickstart)
+//	gobridge validate -c FILE                report every problem of a configuration
+//	gobridge config schema                   print the JSON Schema of the configuration file
+//	gobridge dlq list|show|redrive|delete|purge   inspect and repair the DLQ via the admin API
+//	gobridge version                         print the binary's and every bundled module's version
+//	gobridge demo                            run a self-contained in-memory demo route
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 )
 
@@ -24,30 +26,41 @@ func main() {
 	os.Exit(code)
 }
 
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitInvalid = 3 // the configuration has problems
+)
+
 // run dispatches a sub-command and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	switch args[0] {
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return cmdValidate(args[1:], stdout, stderr)
+	case "config":
+		return cmdConfig(args[1:], stdout, stderr)
+	case "dlq":
+		return cmdDLQ(ctx, args[1:], stdout, stderr)
 	case "demo":
-		if err := demo(ctx, args[1:], log); err != nil {
-			log.Error("demo failed", "err", err)
-			return 1
-		}
-		return 0
+		return cmdDemo(ctx, args[1:], stderr)
 	case "version":
-		fmt.Fprintln(stdout, version())
-		return 0
+		fmt.Fprint(stdout, versionReport())
+		return exitOK
 	case "help", "-h", "--help":
 		usage(stdout)
-		return 0
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "gobridge: unknown command %q\n\n", args[0])
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 }
 
@@ -55,17 +68,16 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: gobridge <command> [flags]
 
 commands:
-  demo      run a self-contained route from an in-memory source to in-memory
-            targets and report throughput each second (Ctrl-C to stop)
-  version   print the binary's version
+  run       run a configuration file (-c FILE); without -c, the embedded
+            quickstart (HTTP in, filter, transform, SSE out, SQLite outbox).
+            SIGINT/SIGTERM drain and stop; SIGHUP re-reads the file.
+  validate  check a configuration file (-c FILE) and list every problem;
+            exits 3 when there is one
+  config schema
+            print the JSON Schema of the configuration file, for editors
+  dlq       list, show, redrive, delete or purge dead-lettered messages
+            through the admin API (gobridge dlq -h)
+  version   print the binary's version and every bundled module's
+  demo      run a self-contained in-memory route and report throughput
 `)
-}
-
-// version reports the main module's version from the build information.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "gobridge (unknown version)"
-	}
-	return "gobridge " + bi.Main.Version + " (" + bi.GoVersion + ")"
 }

@@ -1,0 +1,237 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/config"
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/httpapi"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+var _ httpapi.Backend = (*Bridge)(nil)
+
+// Status describes the process for the admin API.
+func (b *Bridge) Status(context.Context) httpapi.Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return httpapi.Status{
+		BridgeID: b.file.Bridge.ID, InstanceID: b.file.Bridge.InstanceID, Deployment: b.file.Bridge.Deployment,
+		Version: b.opts.Version, StartedAt: b.started, Role: httpapi.RoleStandalone,
+		RouteCount: len(b.file.Routes), ConfigGeneration: b.gen,
+	}
+}
+
+// Routes lists the configured routes and their states.
+func (b *Bridge) Routes(context.Context) []httpapi.RouteStatus {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]httpapi.RouteStatus, 0, len(b.file.Routes))
+	for _, rc := range b.file.Routes {
+		st := httpapi.RouteStatus{ID: rc.ID, ReceiverID: rc.ReceiverID, DeliveryMode: rc.DeliveryMode,
+			DispatchMode: rc.DispatchMode, Bindings: rc.Bindings, State: httpapi.RouteStopped}
+		if rr, ok := b.routes[rc.ID]; ok {
+			st.State, st.LastError = rr.status()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Readiness: connected once every session is, subscribed once every route
+// runs, full when moreover this instance may dispatch (always, until
+// clustered draining arrives).
+func (b *Bridge) Readiness(ctx context.Context) httpapi.Readiness {
+	dh := b.DeepHealth(ctx)
+	level, detail := httpapi.LevelFull, ""
+	for _, c := range dh.Components {
+		if c.Status == httpapi.HealthUp {
+			continue
+		}
+		switch c.Kind {
+		case "session":
+			return httpapi.Readiness{Level: httpapi.LevelNone, Role: dh.Role, Detail: c.Kind + " " + c.ID + ": " + c.Detail}
+		case "route":
+			level, detail = httpapi.LevelConnected, c.Kind+" "+c.ID+" is "+c.Detail
+		}
+	}
+	b.mu.Lock()
+	started := !b.started.IsZero() && !b.closed
+	b.mu.Unlock()
+	if !started {
+		return httpapi.Readiness{Level: httpapi.LevelNone, Role: dh.Role, Detail: "not running"}
+	}
+	return httpapi.Readiness{Level: level, Role: dh.Role, Detail: detail}
+}
+
+// DeepHealth reports sessions, stores and routes.
+func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	dh := httpapi.DeepHealth{Role: httpapi.RoleStandalone}
+	for _, k := range sortedKeys(b.comps) {
+		c := b.comps[k]
+		s, ok := c.value.(ports.Session)
+		if !ok || c.kind != registry.KindSession {
+			continue
+		}
+		h := s.Health(ctx)
+		st := httpapi.HealthUp
+		if !h.Connected {
+			st = httpapi.HealthDown
+		} else if h.Status == ports.SessionDegraded {
+			st = httpapi.HealthDegraded
+		}
+		dh.Components = append(dh.Components, httpapi.Component{Kind: "session", ID: c.id, Status: st, Detail: h.Detail})
+	}
+	if b.stores.dlq != nil {
+		dh.Components = append(dh.Components, storeHealth(ctx, "dlq", func(ctx context.Context) error {
+			_, err := b.stores.dlq.Count(ctx, ports.DLQFilter{})
+			return err
+		}))
+	}
+	if b.stores.outbox != nil {
+		dh.Components = append(dh.Components, storeHealth(ctx, "outbox", func(ctx context.Context) error {
+			_, err := b.stores.outbox.Depth(ctx, "")
+			return err
+		}))
+	}
+	for _, rc := range b.file.Routes {
+		c := httpapi.Component{Kind: "route", ID: rc.ID, Status: httpapi.HealthDown, Detail: stateReady}
+		if rr, ok := b.routes[rc.ID]; ok {
+			state, lastErr := rr.status()
+			c.Detail = state
+			if state == stateRunning {
+				c.Status, c.Detail = httpapi.HealthUp, ""
+			} else if lastErr != "" {
+				c.Detail = state + ": " + lastErr
+			}
+		}
+		dh.Components = append(dh.Components, c)
+	}
+	return dh
+}
+
+// storeHealth runs probe with a short deadline.
+func storeHealth(ctx context.Context, role string, probe func(context.Context) error) httpapi.Component {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := probe(ctx); err != nil {
+		return httpapi.Component{Kind: "store", ID: role, Status: httpapi.HealthDown, Detail: err.Error()}
+	}
+	return httpapi.Component{Kind: "store", ID: role, Status: httpapi.HealthUp}
+}
+
+// DLQ returns the dead-letter store, or nil.
+func (b *Bridge) DLQ() ports.DLQStore {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stores.dlq == nil {
+		return nil
+	}
+	return b.stores.dlq
+}
+
+// Redrive sends a DLQ entry through its route again.
+func (b *Bridge) Redrive(ctx context.Context, entryID string) (string, error) {
+	dlq := b.DLQ()
+	if dlq == nil {
+		return "", fault.ErrNotFound.WithMessage("no DLQ store is configured")
+	}
+	e, err := dlq.Get(ctx, entryID)
+	if err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	rr, ok := b.routes[e.RouteID]
+	b.mu.Unlock()
+	if !ok {
+		return "", fault.ErrNotFound.WithMessage(fmt.Sprintf("route %q of DLQ entry %q is not configured", e.RouteID, entryID))
+	}
+	return rr.rt.Redrive(ctx, entryID)
+}
+
+// Config returns the running configuration, secrets redacted.
+func (b *Bridge) Config(context.Context) map[string]any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.file.Redacted()
+}
+
+// ValidateConfig checks a document without applying it.
+func (b *Bridge) ValidateConfig(_ context.Context, yaml []byte) httpapi.ValidationResult {
+	_, warns, err := b.parseAndValidate(yaml)
+	res := httpapi.ValidationResult{Valid: err == nil, Problems: []httpapi.Problem{}, Warnings: []httpapi.Problem{}}
+	res.Problems = problemsOf(err)
+	for _, w := range warns {
+		res.Warnings = append(res.Warnings, httpapi.Problem{Path: w.Path, Message: w.Message})
+	}
+	return res
+}
+
+// Reload applies a document, or re-reads the file when yaml is empty.
+func (b *Bridge) Reload(ctx context.Context, yaml []byte) (httpapi.ReloadResult, error) {
+	var (
+		nf  *config.File
+		err error
+	)
+	if len(yaml) == 0 {
+		if b.opts.Reread == nil {
+			return httpapi.ReloadResult{}, fault.ErrNotSupported.WithMessage("this bridge runs the embedded configuration; send a document to reload")
+		}
+		if nf, err = b.opts.Reread(); err == nil {
+			_, err = Validate(nf, b.opts.Registry, sortedKeys(b.opts.Processors))
+		}
+	} else {
+		nf, _, err = b.parseAndValidate(yaml)
+	}
+	if err != nil {
+		return httpapi.ReloadResult{Problems: problemsOf(err)}, fault.ErrInvalidConfig.WithMessage("the configuration was refused").Wrap(err)
+	}
+	rep, err := b.ReloadFile(ctx, nf)
+	if err != nil {
+		return httpapi.ReloadResult{}, err
+	}
+	res := httpapi.ReloadResult{Generation: rep.Generation, Added: rep.Added, Removed: rep.Removed, Changed: rep.Changed,
+		RestartRequired: []httpapi.Problem{}}
+	for _, w := range rep.RestartRequired {
+		res.RestartRequired = append(res.RestartRequired, httpapi.Problem{Path: w.Path, Message: w.Message})
+	}
+	return res, nil
+}
+
+// Metrics serves the Prometheus exposition, or nil.
+func (b *Bridge) Metrics() http.Handler { return b.opts.MetricsHandler }
+
+func (b *Bridge) parseAndValidate(yaml []byte) (*config.File, []config.Warning, error) {
+	if b.opts.Parse == nil {
+		return nil, nil, fault.ErrNotSupported.WithMessage("this bridge cannot parse configuration documents")
+	}
+	f, err := b.opts.Parse(yaml)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns, err := Validate(f, b.opts.Registry, sortedKeys(b.opts.Processors))
+	return f, warns, err
+}
+
+// problemsOf lists the problems inside err.
+func problemsOf(err error) []httpapi.Problem {
+	out := []httpapi.Problem{}
+	if err == nil {
+		return out
+	}
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			out = append(out, httpapi.Problem{Path: p.Path, Message: p.Message})
+		}
+		return out
+	}
+	return append(out, httpapi.Problem{Message: err.Error()})
+}

@@ -1,0 +1,169 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/config"
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// Options configures a Bridge.
+type Options struct {
+	// Registry holds the bundled factories. Required.
+	Registry *registry.Registry
+	// Logger receives the bridge's logs (default: discard).
+	Logger *slog.Logger
+	// Meter receives metrics (default: no-op); MetricsHandler serves them.
+	Meter          telemetry.Meter
+	MetricsHandler http.Handler
+	// DataDir is where relative store paths are resolved.
+	DataDir string
+	// Version is reported by the status endpoint.
+	Version string
+	// Reread returns the configuration file again for a reload without a
+	// body (SIGHUP or an empty reload request). Nil refuses such reloads.
+	Reread func() (*config.File, error)
+	// Parse reads a configuration document sent to the admin API.
+	Parse func(yaml []byte) (*config.File, error)
+	// Processors are Go-constructed processors, by name, that routes may
+	// list besides those declared in the file.
+	Processors map[string]ports.Processor
+}
+
+// Bridge is a running configuration.
+type Bridge struct {
+	opts    Options
+	log     *slog.Logger
+	started time.Time
+
+	mu     sync.Mutex // guards everything below
+	file   *config.File
+	gen    int
+	comps  map[string]*component
+	stores *storeSet
+	routes map[string]*routeRun
+	runCtx context.Context // parent of the route runtimes; set by Run
+	closed bool
+}
+
+// New builds every component of f without starting anything: a problem
+// with any of them (a store that cannot be opened, a receiver with a bad
+// setting) fails New with every such problem listed.
+func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
+	if opts.Registry == nil {
+		return nil, fault.ErrInvalidConfig.WithMessage("bridge: no registry")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Meter == nil {
+		opts.Meter = telemetry.Noop()
+	}
+	b := &Bridge{
+		opts: opts, log: opts.Logger, file: f, gen: 1,
+		comps:  map[string]*component{},
+		routes: map[string]*routeRun{},
+	}
+	stores, err := openStores(ctx, f, opts.Registry, b.deps(""))
+	if err != nil {
+		return nil, err
+	}
+	b.stores = stores
+	if err := b.buildComponents(ctx, f, nil); err != nil {
+		b.closeAll(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	for _, rc := range f.Routes {
+		rr, err := b.prepareRoute(rc)
+		if err != nil {
+			b.closeAll(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		b.routes[rc.ID] = rr
+	}
+	return b, nil
+}
+
+// deps returns the factory dependencies of the component id.
+func (b *Bridge) deps(id string) registry.Deps {
+	return registry.Deps{ID: id, Logger: b.log.With("component", id), Meter: b.opts.Meter, DataDir: b.opts.DataDir}
+}
+
+// Run starts sessions and routes and blocks until ctx ends; it then stops
+// every route (in-flight deliveries finish or are left to their source
+// within the shutdown timeout) and closes everything.
+func (b *Bridge) Run(ctx context.Context) error {
+	b.mu.Lock()
+	if b.runCtx != nil || b.closed {
+		b.mu.Unlock()
+		return fault.ErrInvalidConfig.WithMessage("bridge: Run called twice")
+	}
+	runCtx, cancelRoutes := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRoutes()
+	b.runCtx = runCtx
+	b.started = time.Now()
+	var errs []error
+	if err := b.startSessions(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	for _, rr := range b.routes {
+		rr.start(runCtx)
+	}
+	b.mu.Unlock()
+	if len(errs) > 0 {
+		b.stop(context.WithoutCancel(ctx))
+		return errors.Join(errs...)
+	}
+	<-ctx.Done()
+	b.log.Info("stopping: draining routes", "timeout", b.file.Bridge.ShutdownTimeout)
+	return b.stop(context.WithoutCancel(ctx))
+}
+
+// stop stops every route, then closes components and stores.
+func (b *Bridge) stop(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(b.routes))
+	for _, rr := range b.routes {
+		wg.Go(func() {
+			if err := rr.stop(); err != nil {
+				errs <- fmt.Errorf("route %s: %w", rr.cfg.ID, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	b.closeAll(ctx)
+	b.closed = true
+	return errors.Join(all...)
+}
+
+// closeAll closes components, then stores. Callers hold mu or own b.
+func (b *Bridge) closeAll(ctx context.Context) {
+	for k, c := range b.comps {
+		if err := closeValue(ctx, c.value); err != nil {
+			b.log.Warn("closing component failed", "component", k, "err", err)
+		}
+		delete(b.comps, k)
+	}
+	if b.stores != nil {
+		b.stores.close(ctx, b.log)
+	}
+}
+
+// Close releases everything New built, for a bridge that will not Run.
+func (b *Bridge) Close(ctx context.Context) error { return b.stop(ctx) }
