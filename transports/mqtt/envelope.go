@@ -96,6 +96,9 @@ func toPublish(env *messaging.Envelope, topic string, qos byte, retain, expiry b
 				props.CorrelationData = []byte(headerText(v))
 			}
 		default:
+			if messaging.IsInternalOnly(k) {
+				continue // every bridge drops these at ingress; they describe this hop
+			}
 			props.User.Add(k, headerText(v))
 		}
 	}

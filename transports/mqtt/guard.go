@@ -34,13 +34,23 @@ type guardLimits struct {
 // announced maximum before any body byte is buffered, a PUBLISH has its
 // structure checked and an over-long user property list trimmed, and any
 // violation is reported to onViolation before the read fails with it, and
-// every later read fails with it too. Writes, deadlines, addresses and
-// Close go straight to the wrapped connection; the embedded mutex makes
-// the client's multi-part packet writes atomic (paho locks a conn that is
-// a sync.Locker).
+// every later read fails with it too. Deadlines, addresses and Close go
+// straight to the wrapped connection.
+//
+// Writes are unchanged too, but coalesced: paho writes a packet in several
+// parts while holding the conn's lock (it locks a conn that is a
+// sync.Locker), so the parts written between Lock and Unlock are gathered
+// and sent with one write at Unlock, which is what a plain *net.TCPConn
+// achieves with writev. A failed flush is returned by the next Write; the
+// connection is then failing anyway, and QoS 1/2 delivery rests on
+// acknowledgements, not on write results.
 type guardConn struct {
 	net.Conn
-	sync.Mutex
+
+	wmu      sync.Mutex
+	batching bool
+	wbuf     []byte
+	werr     error
 
 	lim         guardLimits
 	onViolation func(*IngressViolation)
@@ -54,6 +64,59 @@ type guardConn struct {
 
 func newGuardConn(c net.Conn, lim guardLimits, onViolation func(*IngressViolation)) *guardConn {
 	return &guardConn{Conn: c, lim: lim, onViolation: onViolation, rbuf: make([]byte, min(readAhead, lim.maxPacket))}
+}
+
+// maxBatch is the most a coalesced write gathers before it flushes early.
+const maxBatch = 64 << 10
+
+// Lock starts a coalesced write.
+func (g *guardConn) Lock() {
+	g.wmu.Lock()
+	g.batching = true
+}
+
+// Unlock flushes the gathered parts with one write and ends the batch.
+func (g *guardConn) Unlock() {
+	if err := g.flush(); err != nil && g.werr == nil {
+		g.werr = err
+	}
+	g.batching = false
+	g.wmu.Unlock()
+}
+
+// Write sends p, or gathers it while a batch is open.
+func (g *guardConn) Write(p []byte) (int, error) {
+	if !g.batching {
+		g.wmu.Lock()
+		defer g.wmu.Unlock()
+	}
+	if g.werr != nil {
+		return 0, g.werr
+	}
+	if !g.batching {
+		return g.Conn.Write(p)
+	}
+	if len(g.wbuf)+len(p) > maxBatch {
+		if err := g.flush(); err != nil {
+			g.werr = err
+			return 0, err
+		}
+		if len(p) > maxBatch {
+			return g.Conn.Write(p)
+		}
+	}
+	g.wbuf = append(g.wbuf, p...)
+	return len(p), nil
+}
+
+// flush writes the gathered parts; g.wmu is held.
+func (g *guardConn) flush() error {
+	if len(g.wbuf) == 0 {
+		return nil
+	}
+	_, err := g.Conn.Write(g.wbuf)
+	g.wbuf = g.wbuf[:0]
+	return err
 }
 
 // Read returns bytes of validated packets. A network error is returned as
