@@ -15,7 +15,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, WithEnv(env), WithFS(fsys))
 		if err != nil {
-			if _, ok := err.(Problems); !ok {
+			if _, ok := err.(*Problems); !ok {
 				t.Fatalf("Parse error %T is not Problems: %v", err, err)
 			}
 			return

@@ -106,7 +106,7 @@ func Parse(data []byte, opts ...Option) (*File, error) {
 func parse(data []byte, o *options) (f *File, err error) {
 	k := koanf.New("\x1f") // a delimiter no key uses, so dotted keys stay whole
 	if err := k.Load(rawbytes.Provider(data), yamlparser.Parser()); err != nil {
-		return nil, Problems{{Message: "invalid YAML: " + yamlMessage(err)}}
+		return nil, &Problems{{Message: "invalid YAML: " + yamlMessage(err)}}
 	}
 	root := k.Raw()
 	probs := &problems{}

@@ -361,3 +361,15 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+func TestProblemsErrorForms(t *testing.T) {
+	_, err := Parse([]byte("bridge: {x: 1}"), WithEnv(nil))
+	var ptr *Problems
+	var val Problems
+	if !errors.As(err, &ptr) || !errors.As(err, &val) || len(*ptr) != 1 || len(val) != 1 {
+		t.Fatalf("errors.As(%v): *Problems %v, Problems %v", err, ptr, val)
+	}
+	if got, want := err.Error(), "bridge.x: unknown key"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

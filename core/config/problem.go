@@ -24,9 +24,19 @@ func (p Problem) Error() string {
 	return p.Path + ": " + p.Message
 }
 
-// Problems is every mistake found in one pass; it is the error Load, Parse
-// and Validate return.
+// Problems is every mistake found in one pass. Load, Parse and Validate
+// return it as a *Problems error; errors.As finds it with a target of type
+// *Problems or Problems.
 type Problems []Problem
+
+// As lets errors.As fill a Problems target from a *Problems error.
+func (ps *Problems) As(target any) bool {
+	t, ok := target.(*Problems)
+	if ok && ps != nil {
+		*t = *ps
+	}
+	return ok && ps != nil
+}
 
 // Error lists every problem, one per line.
 func (ps Problems) Error() string {
@@ -117,7 +127,8 @@ func (c *problems) err() error {
 	}
 	ps := slices.Clone(c.list)
 	sortProblems(ps)
-	return Problems(ps)
+	out := Problems(ps)
+	return &out
 }
 
 // join builds a child path: join("routes[0]", "id") is "routes[0].id".
