@@ -324,3 +324,20 @@ func (h *hookServer) accepted() []string {
 	defer h.mu.Unlock()
 	return append([]string(nil), h.good...)
 }
+
+// scrape reads the Prometheus exposition from the monitor API.
+func scrape(t *testing.T, p testPorts) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", p.monitor), nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics: status %d: %s", resp.StatusCode, raw)
+	}
+	return string(raw)
+}

@@ -77,6 +77,11 @@ func TestBinaryEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Metrics, labelled from the configuration.
+	if m := scrape(t, p); !strings.Contains(m, `gobridge_route_messages_received_total{route="orders"}`) {
+		t.Errorf("metrics lack the route's received counter:\n%.2000s", m)
+	}
+
 	// 2. A message routed to the webhook, which refuses it with a 400: a
 	// permanent failure, so it lands in the DLQ.
 	post(t, p, `{"subject":"orders.created","payload":{"id":7,"total":"7"}}`, map[string]string{"x-route": "hook"})

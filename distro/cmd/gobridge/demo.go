@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"io"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"sync"

@@ -63,7 +63,7 @@ func cmdConfig(args []string, stdout, stderr io.Writer) int {
 		}
 		plugins[string(k)] = m
 	}
-	out, err := configSchema(plugins)
+	out, err := config.Schema(plugins)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed

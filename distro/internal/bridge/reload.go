@@ -33,7 +33,7 @@ func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport,
 		return ReloadReport{}, fault.ErrUnavailable.WithMessage("the bridge is stopping")
 	}
 	old := b.file
-	plan := diffFiles(old, nf)
+	plan := config.Diff(old, nf)
 	restart := slices.Concat(plan.Removed, plan.Changed)
 	b.stopRoutes(restart)
 	if err := b.apply(ctx, nf, restart, slices.Concat(plan.Added, plan.Changed)); err != nil {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobridge-oss/gobridge/examples"
+)
+
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, examples.Quickstart, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(examples.Quickstart), "type: sse", "type: ssee", 1)
+	broken = strings.Replace(broken, "max_in_flight: 256", "max_in_flight: 256\n      backoff: {multiplier: 0.5}", 1)
+	broken = strings.Replace(broken, "receiver_id: http-in", "receiver_id: http-inn", 1)
+	if err := os.WriteFile(bad, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		{"quickstart is valid", []string{"validate", "-c", good}, exitOK, []string{"ok (1 routes)"}},
+		{"every problem at once", []string{"validate", "-c", bad}, exitInvalid, []string{
+			`senders[0].type: unknown sender type "ssee"`,
+			"routes[0].policy.backoff.multiplier",
+			`routes[0].receiver_id`,
+		}},
+		{"missing file flag", []string{"validate"}, exitUsage, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(t.Context(), tc.args, &out, &errOut)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out.String(), errOut.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestConfigSchemaCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"config", "schema"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(out.Bytes(), &schema); err != nil {
+		t.Fatalf("schema is not JSON: %v", err)
+	}
+	for _, want := range []string{`"receivers"`, `"routes"`, `"max_in_flight"`, `"paths"`, `"synchronous"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("schema lacks %s", want)
+		}
+	}
+}
+
+func TestVersionListsBundledModules(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(t.Context(), []string{"version"}, &out, &out); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"gobridge ", "stores/sqlite", "transports/httpsse", "processors/filter"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("version output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
