@@ -45,7 +45,7 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 			// This destination accepted the message on an earlier attempt.
 			continue
 		}
-		if err := w.send(ctx, b, p, addr, env); err != nil {
+		if err := w.sendMeasured(ctx, b, p, addr, env); err != nil {
 			rn.m.sendError(b.ID, err).Add(1)
 			w.failures = append(w.failures, dispatchFailure{bindingID: b.ID, address: addr, err: err})
 			continue

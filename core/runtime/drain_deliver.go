@@ -45,7 +45,7 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 	}
 	sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 	defer cancel()
-	res, err := safeSendBatch(sctx, bs, msgs)
+	res, err := dr.timedSendBatch(sctx, bs, msgs)
 	if err == nil && len(res) != len(msgs) {
 		err = fault.ErrProtocolError.WithMessage(fmt.Sprintf("batch sender returned %d results for %d messages", len(res), len(msgs)))
 		err = fault.ErrUnavailable.Wrap(err) // the messages themselves did nothing wrong
@@ -77,7 +77,7 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 			}
 			i := live[k]
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
-			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
+			results[i] = dr.timedSend(sctx, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
 			cancel()
 		}
 	}

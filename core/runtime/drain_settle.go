@@ -13,7 +13,7 @@ import (
 func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) bool {
 	rn := dr.rn
 	if err == nil {
-		dr.m.delivered.Add(1)
+		dr.recordDelivered(r)
 		return true
 	}
 	if ctx.Err() != nil {
@@ -22,6 +22,7 @@ func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) 
 		return false
 	}
 	rn.m.sendError(dr.b.ID, err).Add(1)
+	rn.m.failed(err)
 	p := rn.policy
 	switch fault.ClassOf(err) {
 	case fault.ClassPermanent:
@@ -71,6 +72,7 @@ func (dr *drainer) replay(ctx context.Context, r ports.OutboxRecord, cause error
 // record instead, so it is not lost.
 func (dr *drainer) terminal(ctx context.Context, r ports.OutboxRecord, err error, action Action, cat ports.DLQCategory, reason string) bool {
 	rn := dr.rn
+	rn.m.ended(cat)
 	if action != DLQ {
 		rn.m.dropped[reason].Add(1)
 		return true

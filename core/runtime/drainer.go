@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
-	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // drainer delivers the outbox records of one partition (a route's binding):
@@ -27,28 +26,13 @@ type drainer struct {
 	interval time.Duration // current adaptive idle interval
 }
 
-// drainMetrics are one partition's instruments.
-type drainMetrics struct {
-	delivered, replayed, claimErrors telemetry.Counter
-}
-
-var (
-	descDrained     = telemetry.Desc{Name: "gobridge_outbox_delivered_total", Help: "Outbox records delivered and completed.", Labels: []string{"route", "binding"}}
-	descReplayed    = telemetry.Desc{Name: "gobridge_outbox_replayed_total", Help: "Outbox records scheduled for another attempt.", Labels: []string{"route", "binding"}}
-	descClaimErrors = telemetry.Desc{Name: "gobridge_outbox_store_errors_total", Help: "Outbox claims, completes or replays the store refused.", Labels: []string{"route", "binding"}}
-)
-
 func newDrainer(rn *runner, b *Binding) *drainer {
 	pol := rn.policy.Outbox
 	return &drainer{
 		rn: rn, b: b, part: partitionOf(rn.route.ID, b.ID), pol: pol, store: rn.opts.Outbox,
 		log:   rn.log.With("binding", b.ID),
 		batch: pol.BatchSize, interval: pol.Strategy.MinInterval,
-		m: drainMetrics{
-			delivered:   rn.opts.Meter.Counter(descDrained, rn.route.ID, b.ID),
-			replayed:    rn.opts.Meter.Counter(descReplayed, rn.route.ID, b.ID),
-			claimErrors: rn.opts.Meter.Counter(descClaimErrors, rn.route.ID, b.ID),
-		},
+		m: newDrainMetrics(rn, b),
 	}
 }
 
@@ -59,6 +43,8 @@ func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
 	clk := dr.rn.opts.Clock
 	timer := clk.NewTimer(time.Hour)
 	timer.Stop()
+	dr.m.setRole(roleStandalone)
+	defer dr.m.setRole("")
 	for {
 		select {
 		case <-stop:
@@ -66,6 +52,7 @@ func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
 		default:
 		}
 		n, err := dr.cycle(hard)
+		dr.observeDepth(hard)
 		wait := dr.nextWait(n, err)
 		if wait <= 0 {
 			continue
@@ -91,6 +78,7 @@ func (dr *drainer) cycle(ctx context.Context) (int, error) {
 		}
 		return 0, err
 	}
+	dr.observeClaim(recs)
 	if len(recs) > 0 {
 		dr.deliver(ctx, recs)
 	}

@@ -24,6 +24,7 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 		rn.log.Debug("delivery abandoned unsettled", "message_id", env.ID, "err", err)
 		return
 	}
+	rn.m.failed(err)
 	p := rn.policy
 	switch fault.ClassOf(err) {
 	case fault.ClassRejected:
@@ -67,6 +68,7 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 // the delivery back to the source so the evidence is not lost.
 func (w *worker) terminal(d ports.Delivery, env *messaging.Envelope, err error, action Action, cat ports.DLQCategory, reason string) {
 	rn := w.rn
+	rn.m.ended(cat)
 	if action == DLQ {
 		if werr := w.deadLetter(env, d, err, cat); werr != nil {
 			rn.m.dlqErr.Add(1)

@@ -100,7 +100,7 @@ func (w *worker) handle(d ports.Delivery) {
 	}
 	span.End(err)
 	if rn.timed {
-		rn.m.handle.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+		w.observeHandled(env, err, start)
 	}
 	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
 }
