@@ -9,11 +9,17 @@ import (
 // Cadence is a route session's lease timing with every derived value
 // resolved, as the session manager runs it.
 type Cadence struct {
-	LeaseTTL            time.Duration
-	MaxRenewFails       int
-	RenewInterval       time.Duration
-	RenewJitter         time.Duration
-	RenewCallTimeout    time.Duration
+	// LeaseTTL is how long a lease lasts without renewal.
+	LeaseTTL time.Duration
+	// MaxRenewFails is the number of failed renewals before step-down.
+	MaxRenewFails int
+	// RenewInterval is the wait between renewals.
+	RenewInterval time.Duration
+	// RenewJitter is the largest random delay added to a renewal.
+	RenewJitter time.Duration
+	// RenewCallTimeout bounds one renew call.
+	RenewCallTimeout time.Duration
+	// AcquirePollInterval is how often a standby tries to take the lease.
 	AcquirePollInterval time.Duration
 	// Pinned is true when renew_interval was set explicitly.
 	Pinned bool
