@@ -44,7 +44,7 @@ func (t *tally) measure(n int, f func()) {
 	t.msgs += n
 }
 
-func (t *tally) rate() float64       { return float64(t.msgs) / t.wall.Seconds() }
+func (t *tally) rate() float64        { return float64(t.msgs) / t.wall.Seconds() }
 func (t *tally) cpuPerMsgUs() float64 { return float64(t.cpu.Microseconds()) / float64(t.msgs) }
 
 // report adds both sides' figures and their ratio to the benchmark.

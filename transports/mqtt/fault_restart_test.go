@@ -20,6 +20,7 @@ import (
 func TestBrokerRestartLosesNoQoS1Message(t *testing.T) {
 	b := startPrivateBroker(t)
 	ctx := testContext(t)
+	var mu sync.Mutex
 	const total, firstHalf, holdAfter = 300, 200, 100
 	topic := "restart/" + unique()
 	rs := newSession(t, SessionConfig{URLs: []string{b.url()}, ClientID: "recv-" + unique(), SessionExpiry: time.Minute})
@@ -31,6 +32,16 @@ func TestBrokerRestartLosesNoQoS1Message(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(ctx, t, "the subscription", func() bool { return rs.Health(ctx).Subscribed })
+	kinds := map[ports.SessionEventKind]int{}
+	eventsDone := make(chan struct{})
+	go func() { // the session closes the channel when the test ends
+		defer close(eventsDone)
+		for e := range rs.Events() {
+			mu.Lock()
+			kinds[e.Kind]++
+			mu.Unlock()
+		}
+	}()
 	ps := startSession(t, SessionConfig{URLs: []string{b.url()}, ClientID: "pub-" + unique(), SessionExpiry: time.Minute})
 	snd, err := NewSender(ps, SenderConfig{DefaultTopic: topic})
 	if err != nil {
@@ -38,7 +49,6 @@ func TestBrokerRestartLosesNoQoS1Message(t *testing.T) {
 	}
 
 	var (
-		mu        sync.Mutex
 		got       = map[string]int{} // handed to the route, by payload
 		acked     = map[string]bool{}
 		held      []ports.Delivery
@@ -92,10 +102,8 @@ func TestBrokerRestartLosesNoQoS1Message(t *testing.T) {
 	if nHeld == 0 {
 		t.Error("no message was held unacknowledged at the stop; the test proved nothing")
 	}
-	kinds := map[ports.SessionEventKind]int{}
-	for len(rs.Events()) > 0 {
-		kinds[(<-rs.Events()).Kind]++
-	}
+	mu.Lock()
+	defer mu.Unlock()
 	if kinds[ports.EventDisconnected] == 0 || kinds[ports.EventReconnecting] == 0 || kinds[ports.EventConnected] < 2 {
 		t.Errorf("receiver session events %v; want a disconnection, reconnection attempts and two connections", kinds)
 	}
