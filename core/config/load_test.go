@@ -373,3 +373,21 @@ func TestProblemsErrorForms(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+func TestClusteredStoreWarning(t *testing.T) {
+	f := base(t)
+	f.Bridge.Deployment = DeploymentClustered
+	f.Stores = Stores{Lease: &Store{Type: "sqlite"}}
+	f.Routes[0].Policy.OnExpired, f.Routes[0].Policy.OnPermanentFailure = ActionDrop, ActionDrop
+	warns, err := f.Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Warning{
+		{"routes[0].policy", "no DLQ store: expired, failed and filtered messages are dropped and only counted"},
+		{"stores.lease.type", "a sqlite store is local to one instance; the instances of a clustered deployment do not share it"},
+	}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
