@@ -1,4 +1,8 @@
-package telemetry
+// Package prom is a telemetry.Meter backed by the Prometheus client
+// library. It lives apart from package telemetry so that only the binaries
+// that export Prometheus metrics depend on the client library; plugins and
+// libraries keep to the dependency-free telemetry port.
+package prom
 
 import (
 	"errors"
@@ -10,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // DefaultLatencyBuckets are the histogram buckets, in seconds, used when a
@@ -17,16 +23,16 @@ import (
 // to a minute, past any sensible send timeout.
 var DefaultLatencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Prometheus is a Meter backed by a prometheus.Registry. Each family is
+// Meter is a telemetry.Meter backed by a prometheus.Registry. Each family is
 // registered on first use; later requests for the same family and label
 // values return the same child, so instruments share state.
 //
 // A request that contradicts an earlier one (another kind, other label
 // names, a wrong number of label values) or that the registry refuses
 // gets an instrument that discards its values, and the problem is kept for
-// Err: the Meter interface has no error, and a metric mistake must not
+// Err: the telemetry.Meter interface has no error, and a metric mistake must not
 // stop the message path.
-type Prometheus struct {
+type Meter struct {
 	reg *prometheus.Registry
 
 	mu       sync.Mutex
@@ -43,78 +49,78 @@ type family struct {
 	hv     *prometheus.HistogramVec
 }
 
-// NewPrometheus returns a meter that registers its families in reg. A nil
+// New returns a meter that registers its families in reg. A nil
 // reg gets a fresh registry that also carries the Go runtime and process
 // collectors.
-func NewPrometheus(reg *prometheus.Registry) *Prometheus {
+func New(reg *prometheus.Registry) *Meter {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	return &Prometheus{reg: reg, families: make(map[string]*family)}
+	return &Meter{reg: reg, families: make(map[string]*family)}
 }
 
 // Registry returns the registry the meter registers in.
-func (p *Prometheus) Registry() *prometheus.Registry { return p.reg }
+func (p *Meter) Registry() *prometheus.Registry { return p.reg }
 
 // Handler serves the registry in the Prometheus text exposition format.
-func (p *Prometheus) Handler() http.Handler {
+func (p *Meter) Handler() http.Handler {
 	return promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{})
 }
 
 // Err returns every problem met while creating instruments, or nil.
-func (p *Prometheus) Err() error {
+func (p *Meter) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return errors.Join(p.problems...)
 }
 
-// Counter implements Meter. Negative additions are ignored, since a
+// Counter implements telemetry.Meter. Negative additions are ignored, since a
 // Prometheus counter only goes up.
-func (p *Prometheus) Counter(d Desc, lv ...string) Counter {
+func (p *Meter) Counter(d telemetry.Desc, lv ...string) telemetry.Counter {
 	f := p.family(d, "counter")
 	if f == nil {
-		return noopInst{}
+		return discard{}
 	}
 	c, err := f.cv.GetMetricWithLabelValues(lv...)
 	if err != nil {
 		p.problem(d, err)
-		return noopInst{}
+		return discard{}
 	}
 	return promCounter{c}
 }
 
-// Gauge implements Meter.
-func (p *Prometheus) Gauge(d Desc, lv ...string) Gauge {
+// Gauge implements telemetry.Meter.
+func (p *Meter) Gauge(d telemetry.Desc, lv ...string) telemetry.Gauge {
 	f := p.family(d, "gauge")
 	if f == nil {
-		return noopInst{}
+		return discard{}
 	}
 	g, err := f.gv.GetMetricWithLabelValues(lv...)
 	if err != nil {
 		p.problem(d, err)
-		return noopInst{}
+		return discard{}
 	}
 	return g
 }
 
-// Histogram implements Meter.
-func (p *Prometheus) Histogram(d Desc, lv ...string) Histogram {
+// Histogram implements telemetry.Meter.
+func (p *Meter) Histogram(d telemetry.Desc, lv ...string) telemetry.Histogram {
 	f := p.family(d, "histogram")
 	if f == nil {
-		return noopInst{}
+		return discard{}
 	}
 	h, err := f.hv.GetMetricWithLabelValues(lv...)
 	if err != nil {
 		p.problem(d, err)
-		return noopInst{}
+		return discard{}
 	}
 	return h
 }
 
 // family returns d's family, registering it on first use, or nil after
 // recording why it cannot be used.
-func (p *Prometheus) family(d Desc, kind string) *family {
+func (p *Meter) family(d telemetry.Desc, kind string) *family {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f, ok := p.families[d.Name]; ok {
@@ -152,7 +158,7 @@ func (p *Prometheus) family(d Desc, kind string) *family {
 
 // register registers c, turning a panic of the client library (an invalid
 // name, for example) into an error.
-func (p *Prometheus) register(c prometheus.Collector) (err error) {
+func (p *Meter) register(c prometheus.Collector) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
@@ -161,7 +167,7 @@ func (p *Prometheus) register(c prometheus.Collector) (err error) {
 	return p.reg.Register(c)
 }
 
-func (p *Prometheus) problem(d Desc, err error) {
+func (p *Meter) problem(d telemetry.Desc, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.problems = append(p.problems, fmt.Errorf("metric %s: %w", d.Name, err))
@@ -176,3 +182,10 @@ func (c promCounter) Add(v float64) {
 		c.c.Add(v)
 	}
 }
+
+// discard is the instrument handed out for a request the meter refused.
+type discard struct{}
+
+func (discard) Add(float64)     {}
+func (discard) Set(float64)     {}
+func (discard) Observe(float64) {}

@@ -1,4 +1,4 @@
-package telemetry
+package prom
 
 import (
 	"io"
@@ -10,9 +10,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
-var _ Meter = (*Prometheus)(nil)
+var _ telemetry.Meter = (*Meter)(nil)
+
+var (
+	msgsDesc  = telemetry.Desc{Name: "gobridge_messages_total", Help: "messages", Labels: []string{"route", "outcome"}}
+	depthDesc = telemetry.Desc{Name: "gobridge_outbox_depth", Help: "depth", Labels: []string{"route"}}
+	latDesc   = telemetry.Desc{Name: "gobridge_send_seconds", Help: "latency", Labels: []string{"route"}, Buckets: []float64{0.1, 1}}
+)
 
 // sample is one gathered series reduced for comparison: its label values
 // and its value (the sample count and sum for a histogram).
@@ -54,9 +62,9 @@ func gather(t *testing.T, reg *prometheus.Registry, name string) []sample {
 	return out
 }
 
-func TestPrometheusRecords(t *testing.T) {
+func TestMeterRecords(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	p := NewPrometheus(reg)
+	p := New(reg)
 	a := p.Counter(msgsDesc, "r1", "ok")
 	b := p.Counter(msgsDesc, "r1", "ok") // same series: shared state
 	p.Counter(msgsDesc, "r2", "failed").Add(1)
@@ -88,10 +96,10 @@ func TestPrometheusRecords(t *testing.T) {
 	}
 }
 
-func TestPrometheusDefaultBuckets(t *testing.T) {
+func TestMeterDefaultBuckets(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	p := NewPrometheus(reg)
-	p.Histogram(Desc{Name: "gobridge_x_seconds", Help: "x"}).Observe(0.003)
+	p := New(reg)
+	p.Histogram(telemetry.Desc{Name: "gobridge_x_seconds", Help: "x"}).Observe(0.003)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -105,23 +113,23 @@ func TestPrometheusDefaultBuckets(t *testing.T) {
 	}
 }
 
-func TestPrometheusConflictsAreReportedNotFatal(t *testing.T) {
+func TestMeterConflictsAreReportedNotFatal(t *testing.T) {
 	tests := []struct {
 		name   string
-		second func(p *Prometheus)
+		second func(p *Meter)
 		want   string
 	}{
-		{"other kind", func(p *Prometheus) { p.Gauge(msgsDesc, "r", "ok").Set(1) }, "asked for a gauge"},
-		{"other labels", func(p *Prometheus) {
-			p.Counter(Desc{Name: msgsDesc.Name, Help: "h", Labels: []string{"route"}}, "r").Add(1)
+		{"other kind", func(p *Meter) { p.Gauge(msgsDesc, "r", "ok").Set(1) }, "asked for a gauge"},
+		{"other labels", func(p *Meter) {
+			p.Counter(telemetry.Desc{Name: msgsDesc.Name, Help: "h", Labels: []string{"route"}}, "r").Add(1)
 		}, "with labels [route]"},
-		{"too few values", func(p *Prometheus) { p.Counter(msgsDesc, "r").Add(1) }, "inconsistent label cardinality"},
-		{"empty name", func(p *Prometheus) { p.Counter(Desc{Help: "h"}).Add(1) }, "metric :"},
+		{"too few values", func(p *Meter) { p.Counter(msgsDesc, "r").Add(1) }, "inconsistent label cardinality"},
+		{"empty name", func(p *Meter) { p.Counter(telemetry.Desc{Help: "h"}).Add(1) }, "metric :"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
-			p := NewPrometheus(reg)
+			p := New(reg)
 			p.Counter(msgsDesc, "r", "ok").Add(1)
 			tt.second(p)
 			if err := p.Err(); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -134,8 +142,8 @@ func TestPrometheusConflictsAreReportedNotFatal(t *testing.T) {
 	}
 }
 
-func TestPrometheusHandler(t *testing.T) {
-	p := NewPrometheus(nil)
+func TestMeterHandler(t *testing.T) {
+	p := New(nil)
 	p.Counter(msgsDesc, "r1", "ok").Add(4)
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()
@@ -156,9 +164,9 @@ func TestPrometheusHandler(t *testing.T) {
 	}
 }
 
-func TestPrometheusConcurrentUse(t *testing.T) {
+func TestMeterConcurrentUse(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	p := NewPrometheus(reg)
+	p := New(reg)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -177,8 +185,8 @@ func TestPrometheusConcurrentUse(t *testing.T) {
 	}
 }
 
-func TestPrometheusInstrumentsDoNotAllocate(t *testing.T) {
-	p := NewPrometheus(prometheus.NewRegistry())
+func TestMeterInstrumentsDoNotAllocate(t *testing.T) {
+	p := New(prometheus.NewRegistry())
 	c := p.Counter(msgsDesc, "r", "ok")
 	g := p.Gauge(depthDesc, "r")
 	h := p.Histogram(latDesc, "r")
