@@ -8,6 +8,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
+	"github.com/gobridge-oss/gobridge/core/telemetry/prom"
 )
 
 // newMetrics returns the meter the bridge records into and the handler
@@ -20,6 +21,6 @@ func newMetrics(t config.Telemetry) (telemetry.Meter, http.Handler) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := telemetry.NewPrometheus(reg)
+	p := prom.New(reg)
 	return p, p.Handler()
 }

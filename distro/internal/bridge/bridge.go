@@ -73,7 +73,7 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 		comps:  map[string]*component{},
 		routes: map[string]*routeRun{},
 	}
-	stores, err := openStores(ctx, f, opts.Registry, b.deps(""))
+	stores, err := openStores(ctx, f, opts.Registry, registry.Deps{Logger: b.log, Meter: opts.Meter, DataDir: opts.DataDir})
 	if err != nil {
 		return nil, err
 	}

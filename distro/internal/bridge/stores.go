@@ -41,8 +41,9 @@ func openStores(ctx context.Context, f *config.File, reg *registry.Registry, d r
 		if err != nil {
 			return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("stores.%s.settings: %v", role, err))
 		}
-		d.ID = "store-" + role
-		v, err := fac.Build(ctx, cfg, d)
+		sd := d
+		sd.ID, sd.Logger = "store-"+role, d.Logger.With("component", "store-"+role)
+		v, err := fac.Build(ctx, cfg, sd)
 		if err != nil {
 			return nil, fmt.Errorf("stores.%s: %w", role, err)
 		}
