@@ -65,7 +65,8 @@ func (s *Server) Handlers() (admin, monitor http.Handler) { return s.admin, s.mo
 
 // Start binds the listeners and serves in the background until Shutdown.
 // It returns once every listener is bound, or the first bind error (with
-// nothing left listening). Start may be called once.
+// nothing left listening). ctx bounds the binding only; the servers run
+// until Shutdown. Start may be called once.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
