@@ -24,9 +24,10 @@ type privateBroker struct {
 	done chan struct{}
 }
 
-// startPrivateBroker starts Mosquitto on a free port. Without the binary
-// the test is skipped, unless GOBRIDGE_REQUIRE_IT is set.
-func startPrivateBroker(t *testing.T) *privateBroker {
+// startPrivateBroker starts Mosquitto on a free port; listenerOpts are
+// config lines for its listener (TLS files, for instance). Without the
+// binary the test is skipped, unless GOBRIDGE_REQUIRE_IT is set.
+func startPrivateBroker(t *testing.T, listenerOpts ...string) *privateBroker {
 	t.Helper()
 	bin, err := exec.LookPath("mosquitto")
 	if err != nil {
@@ -52,8 +53,12 @@ func startPrivateBroker(t *testing.T) *privateBroker {
 	_ = ln.Close()
 	_, port, _ := net.SplitHostPort(addr)
 	b := &privateBroker{t: t, addr: addr, conf: filepath.Join(dir, "mosquitto.conf"), log: filepath.Join(dir, "mosquitto.log")}
-	conf := fmt.Sprintf("listener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\nautosave_interval 0\nlog_dest file %s\nlog_type error\nlog_type warning\n",
-		port, dir, b.log)
+	conf := fmt.Sprintf("listener %s 127.0.0.1\n", port)
+	for _, l := range listenerOpts {
+		conf += l + "\n"
+	}
+	conf += fmt.Sprintf("allow_anonymous true\npersistence true\npersistence_location %s/\nautosave_interval 0\nlog_dest file %s\nlog_type error\nlog_type warning\n",
+		dir, b.log)
 	if os.Geteuid() == 0 {
 		// Run as root, Mosquitto would switch to its own user, which
 		// cannot write to the test's temporary directory.

@@ -1,0 +1,133 @@
+package mqtt
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
+)
+
+// collect runs r until the test ends and returns a channel of the
+// deliveries it acknowledged.
+func collect(t *testing.T, r *Receiver) <-chan *messaging.Envelope {
+	t.Helper()
+	ch := make(chan *messaging.Envelope, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = r.Run(ctx, func(ctx context.Context, d ports.Delivery) error {
+			ch <- d.Envelope()
+			return d.Ack(ctx)
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ch
+}
+
+func next(ctx context.Context, t *testing.T, ch <-chan *messaging.Envelope) *messaging.Envelope {
+	t.Helper()
+	select {
+	case env := <-ch:
+		return env
+	case <-ctx.Done():
+		t.Fatal("no message")
+	}
+	return nil
+}
+
+// TestSessionAgainstMosquitto covers the session's life with a real
+// broker: health and events, Reconcile, messages nobody takes, a message
+// with too many user properties, QoS 0, no-local and shared
+// subscriptions.
+func TestSessionAgainstMosquitto(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	base := "gobridge-it/session/" + unique()
+	meter := telemetry.NewMemory()
+	s := newSession(t, SessionConfig{MaxUserProperties: 4}, WithMeter(meter), WithName("s1"))
+	r, err := NewReceiver(s, ReceiverConfig{Subscriptions: []SubscriptionConfig{
+		{Topic: base + "/q0", QoS: IntPtr(0)},
+		{Topic: base + "/local", NoLocal: true},
+		{Topic: "$share/g-" + unique() + "/" + base + "/shared/+"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Health(ctx); h.Status != ports.SessionDown {
+		t.Errorf("health before Start: %+v", h)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-s.Events(); e.Kind != ports.EventConnected {
+		t.Errorf("first event %v, want connected", e.Kind)
+	}
+	waitFor(ctx, t, "health up", func() bool { h := s.Health(ctx); return h.Status == ports.SessionUp && h.Subscribed })
+	if err := s.Reconcile(ctx, ports.SessionPlan{Subscriptions: []ports.Subscription{{Source: base + "/plan/#", QoS: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, r)
+
+	other := startSession(t, SessionConfig{})
+	mine, _ := NewSender(s, SenderConfig{})
+	theirs, _ := NewSender(other, SenderConfig{})
+	send := func(snd *Sender, topic, body string) {
+		t.Helper()
+		if err := snd.Send(ctx, ports.OutboundMessage{Envelope: messaging.NewEnvelope("s", []byte(body)), Address: topic}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	send(theirs, base+"/plan/x", "nobody takes this")
+	waitFor(ctx, t, "the unrouted message", func() bool { return meter.Value("gobridge_mqtt_unrouted_total", "s1") == 1 })
+
+	many := messaging.NewEnvelope("s", []byte("too many properties"))
+	for i := range 10 {
+		many.SetHeader(fmt.Sprintf("h%d", i), "v")
+	}
+	if err := theirs.Send(ctx, ports.OutboundMessage{Envelope: many, Address: base + "/q0"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, "the dropped message", func() bool {
+		return meter.Value("gobridge_mqtt_too_many_user_properties_total", "s1") == 1
+	})
+
+	send(mine, base+"/local", "my own, not echoed")
+	send(theirs, base+"/local", "from elsewhere")
+	if env := next(ctx, t, got); string(env.PayloadView()) != "from elsewhere" {
+		t.Errorf("no-local: got %q first", env.PayloadView())
+	}
+	send(theirs, base+"/q0", "best effort")
+	if env := next(ctx, t, got); string(env.PayloadView()) != "best effort" || env.Headers[HeaderTopic] != base+"/q0" {
+		t.Errorf("QoS 0: got %q on %v", env.PayloadView(), env.Headers[HeaderTopic])
+	}
+	send(theirs, base+"/shared/1", "shared")
+	if env := next(ctx, t, got); string(env.PayloadView()) != "shared" {
+		t.Errorf("shared subscription: got %q", env.PayloadView())
+	}
+
+	// An empty plan unsubscribes what only the plan wanted.
+	if err := s.Reconcile(ctx, ports.SessionPlan{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.subs.appliedCopy()[base+"/plan/#"]; ok {
+		t.Error("the plan's subscription is still applied after an empty plan")
+	}
+	if !s.Health(ctx).Subscribed {
+		t.Error("the receiver's subscriptions are no longer applied")
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Health(ctx); h.Status != ports.SessionDown || h.Detail != "closed" {
+		t.Errorf("health after Close: %+v", h)
+	}
+	for range s.Events() { // closed by Close
+	}
+}
+
