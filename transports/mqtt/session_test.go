@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
@@ -130,4 +129,3 @@ func TestSessionAgainstMosquitto(t *testing.T) {
 	for range s.Events() { // closed by Close
 	}
 }
-
