@@ -121,9 +121,6 @@ func prepareFile(ctx context.Context, path string, conn *sql.Conn, cfg *config) 
 	if from != schemaVersion() {
 		cfg.logger.Info("sqlite store schema migrated", "path", path, "from", from, "to", schemaVersion())
 	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-		return openError(path, "cannot turn off automatic checkpoints", err)
-	}
 	var level int
 	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&level); err != nil {
 		return openError(path, "cannot read synchronous level", err)

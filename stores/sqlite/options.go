@@ -49,9 +49,6 @@ type config struct {
 	linger        time.Duration
 	readConns     int
 	check         StartupCheck
-
-	checkpointInterval time.Duration
-	walLimitPages      int
 }
 
 func defaultConfig() config {
@@ -64,9 +61,6 @@ func defaultConfig() config {
 		linger:        DefaultCommitLinger,
 		readConns:     DefaultReadConns,
 		check:         DefaultStartupCheck,
-
-		checkpointInterval: DefaultCheckpointInterval,
-		walLimitPages:      DefaultWALLimitPages,
 	}
 }
 
@@ -112,14 +106,6 @@ func WithMaxBatchOps(n int) Option { return func(cfg *config) { cfg.maxBatchOps 
 // never waits; zero disables waiting.
 func WithCommitLinger(d time.Duration) Option { return func(cfg *config) { cfg.linger = d } }
 
-// WithCheckpoint sets how often the background checkpointer copies the WAL
-// into the database file (DefaultCheckpointInterval) and the WAL size in
-// pages past which it resets the WAL, holding writers back for a moment
-// (DefaultWALLimitPages).
-func WithCheckpoint(interval time.Duration, walLimitPages int) Option {
-	return func(cfg *config) { cfg.checkpointInterval, cfg.walLimitPages = interval, walLimitPages }
-}
-
 // WithReadConns sets the size of the read connection pool; the default is
 // DefaultReadConns.
 func WithReadConns(n int) Option { return func(cfg *config) { cfg.readConns = n } }
@@ -143,12 +129,6 @@ func (c *config) validate() error {
 	}
 	if c.busyTimeout < 0 {
 		problems = append(problems, fmt.Sprintf("busy timeout %v is negative", c.busyTimeout))
-	}
-	if c.checkpointInterval <= 0 {
-		problems = append(problems, fmt.Sprintf("checkpoint interval %v is not positive", c.checkpointInterval))
-	}
-	if c.walLimitPages < 1 {
-		problems = append(problems, fmt.Sprintf("WAL limit %d pages is below 1", c.walLimitPages))
 	}
 	if c.maxBatchOps < 1 {
 		problems = append(problems, fmt.Sprintf("max batch ops %d is below 1", c.maxBatchOps))

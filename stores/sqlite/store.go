@@ -23,7 +23,6 @@ type Store struct {
 	writeDB *sql.DB
 	reads   *sql.DB
 	w       *writer
-	ckpt    *checkpointer
 
 	closeOnce   sync.Once
 	releaseOnce sync.Once
@@ -77,26 +76,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = writeDB.Close()
 		return nil, err
 	}
-	w := newWriter(conn, stmts, cfg.logger, cfg.maxBatchOps, cfg.linger)
-	ckpt, err := openCheckpointer(ctx, abs, &cfg, &w.commits)
-	if err != nil {
-		stmts.close()
-		_ = reads.Close()
-		_ = conn.Close()
-		_ = writeDB.Close()
-		return nil, err
-	}
 	s := &Store{
 		path:          abs,
 		clock:         cfg.clock,
 		staleClaimAge: cfg.staleClaimAge,
 		writeDB:       writeDB,
 		reads:         reads,
-		w:             w,
-		ckpt:          ckpt,
+		w:             newWriter(conn, stmts, cfg.logger, cfg.maxBatchOps, cfg.linger),
 	}
 	go s.w.loop()
-	go s.ckpt.loop()
 	cfg.logger.Info("sqlite store opened", "path", abs, "synchronous", cfg.synchronous)
 	return s, nil
 }
@@ -106,11 +94,7 @@ func (s *Store) Path() string { return s.path }
 
 // Stats returns the writer's counters; Ops divided by Commits is the mean
 // number of write calls that shared one transaction.
-func (s *Store) Stats() Stats {
-	st := s.w.stats()
-	st.Checkpoints, st.WALRestarts = s.ckpt.runs.Load(), s.ckpt.restarts.Load()
-	return st
-}
+func (s *Store) Stats() Stats { return s.w.stats() }
 
 // Close stops accepting writes, lets the writer finish the batch it is
 // committing, and closes the database. Calls made after Close fail with
@@ -133,6 +117,6 @@ func (s *Store) Close(ctx context.Context) error {
 func (s *Store) release() {
 	s.releaseOnce.Do(func() {
 		s.w.stmts.close()
-		s.closeErr = errors.Join(s.ckpt.close(), s.w.conn.Close(), s.writeDB.Close(), s.reads.Close())
+		s.closeErr = errors.Join(s.w.conn.Close(), s.writeDB.Close(), s.reads.Close())
 	})
 }

@@ -42,9 +42,6 @@ type Stats struct {
 	// FailedBatches is the number of transactions rolled back because of a
 	// database failure.
 	FailedBatches uint64
-	// Checkpoints is the number of background WAL checkpoints run, and
-	// WALRestarts how many of them had to reset an oversized WAL.
-	Checkpoints, WALRestarts uint64
 }
 
 // writer owns the write connection. One goroutine runs loop; write calls
