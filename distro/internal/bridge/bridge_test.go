@@ -1,0 +1,139 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gobridge-oss/gobridge/core/config"
+	"github.com/gobridge-oss/gobridge/core/httpapi"
+	"github.com/gobridge-oss/gobridge/distro/bundle"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// file is a bridge with two direct_hold routes from HTTP ingresses to SSE
+// senders, with the memory store as DLQ.
+func file(t *testing.T, in1, in2, sse1, sse2 int) *config.File {
+	t.Helper()
+	f, err := config.Parse([]byte(fmt.Sprintf(`
+bridge: {id: unit}
+receivers:
+  - {id: in1, type: http, settings: {listen: "127.0.0.1:%d"}}
+  - {id: in2, type: http, settings: {listen: "127.0.0.1:%d"}}
+senders:
+  - {id: out1, type: sse, settings: {listen: "127.0.0.1:%d"}}
+  - {id: out2, type: sse, settings: {listen: "127.0.0.1:%d"}}
+bindings:
+  - {id: b1, sender_id: out1, address: one}
+  - {id: b2, sender_id: out2, address: two}
+routes:
+  - {id: r1, receiver_id: in1, bindings: [b1]}
+  - {id: r2, receiver_id: in2, bindings: [b2]}
+stores:
+  dlq: {type: memory}
+`, in1, in2, sse1, sse2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func states(b *Bridge) map[string]string {
+	out := map[string]string{}
+	for _, r := range b.Routes(context.Background()) {
+		out[r.ID] = r.State
+	}
+	return out
+}
+
+func waitStates(t *testing.T, b *Bridge, want map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := states(b)
+		if cmp.Equal(want, got) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("route states (-want +got):\n%s", cmp.Diff(want, got))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestReloadSwapsOnlyTheChangedRouteAndRollsBack changes one route's
+// sender and checks the other route is untouched; then a reload whose new
+// sender cannot bind is rolled back to the running configuration.
+func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
+	reg, err := bundle.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in1, in2, s1, s2 := freePort(t), freePort(t), freePort(t), freePort(t)
+	f := file(t, in1, in2, s1, s2)
+	if _, err := Validate(f, reg, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(t.Context(), f, Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	running := map[string]string{"r1": httpapi.RouteRunning, "r2": httpapi.RouteRunning}
+	waitStates(t, b, running)
+	oldR1 := b.routes["r1"]
+
+	// Change r2's sender: only r2 restarts.
+	s2b := freePort(t)
+	rep, err := b.ReloadFile(t.Context(), file(t, in1, in2, s1, s2b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"r2"}, rep.Changed); diff != "" {
+		t.Errorf("changed routes (-want +got):\n%s", diff)
+	}
+	if b.routes["r1"] != oldR1 {
+		t.Error("r1 was restarted although nothing it uses changed")
+	}
+	waitStates(t, b, running)
+
+	// A sender that cannot bind (its port is taken) fails the reload,
+	// which puts the previous configuration back.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	taken := busy.Addr().(*net.TCPAddr).Port
+	if _, err := b.ReloadFile(t.Context(), file(t, in1, in2, s1, taken)); err == nil {
+		t.Fatal("reload onto a taken port succeeded")
+	} else if !strings.Contains(err.Error(), "out2") {
+		t.Errorf("reload error %v does not name the sender", err)
+	}
+	waitStates(t, b, running)
+	if got := b.Status(t.Context()).ConfigGeneration; got != 2 {
+		t.Errorf("generation %d after one applied and one refused reload, want 2", got)
+	}
+}
