@@ -84,7 +84,9 @@ func (g *guardConn) Unlock() {
 	g.wmu.Unlock()
 }
 
-// Write sends p, or gathers it while a batch is open.
+// Write sends p, or gathers it while a batch is open. Only the goroutine
+// holding the lock writes while a batch is open: every paho packet write
+// goes through packets.ControlPacket.WriteTo, which takes the lock.
 func (g *guardConn) Write(p []byte) (int, error) {
 	if !g.batching {
 		g.wmu.Lock()

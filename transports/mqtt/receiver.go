@@ -80,7 +80,8 @@ func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
 
 // Run starts the session if needed and hands queued messages to emit, one
 // at a time (emit blocks while the route is at its in-flight limit), until
-// ctx ends (nil) or an ingress violation ends the session (the violation).
+// ctx ends (nil), an ingress violation ends the session (the violation) or
+// the session is closed (a transient UNAVAILABLE error).
 // A message emit refuses is kept and handed to the next Run first.
 func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	if err := r.s.Start(ctx); err != nil {
@@ -101,6 +102,8 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 			return nil
 		case <-r.s.Terminated():
 			return r.s.Terminal()
+		case <-r.s.closedCh:
+			return fault.ErrUnavailable.WithMessage("mqtt session closed while the receiver ran")
 		case <-r.q.ready:
 		}
 		for m := r.q.pop(); m != nil; m = r.q.pop() {

@@ -43,6 +43,7 @@ type Session struct {
 
 	terminal   atomic.Pointer[IngressViolation]
 	terminated chan struct{} // closed when a violation ended the session
+	closedCh   chan struct{} // closed by Close
 	kick       chan struct{} // wakes the reconcile loop
 
 	subs subscriptionSet
@@ -70,6 +71,7 @@ func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
 		backoff:    newReconnectBackoff(cfg.Reconnect, o.rand),
 		first:      make(chan struct{}),
 		terminated: make(chan struct{}),
+		closedCh:   make(chan struct{}),
 		kick:       make(chan struct{}, 1),
 	}
 	s.st.init(time.Now())
@@ -204,6 +206,7 @@ func (s *Session) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
+	close(s.closedCh)
 	cm, stop, loopDone := s.cm, s.stop, s.loopDone
 	s.mu.Unlock()
 	s.firstOutcome(fault.ErrUnavailable.WithMessage("mqtt session is closed"))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
@@ -127,5 +128,34 @@ func TestSessionAgainstMosquitto(t *testing.T) {
 		t.Errorf("health after Close: %+v", h)
 	}
 	for range s.Events() { // closed by Close
+	}
+}
+
+// TestRunEndsWhenTheSessionCloses checks that a receiver does not outlive
+// its session.
+func TestRunEndsWhenTheSessionCloses(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	s := newSession(t, SessionConfig{})
+	r, err := NewReceiver(s, ReceiverConfig{Subscriptions: []SubscriptionConfig{{Topic: "gobridge-it/close/" + unique()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, func(context.Context, ports.Delivery) error { return nil }) }()
+	waitFor(ctx, t, "the connection", func() bool { return s.Health(ctx).Connected })
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if fault.CodeOf(err) != fault.CodeUnavailable {
+			t.Errorf("Run = %v, want UNAVAILABLE", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Run did not return after Close")
+	}
+	if err := s.Start(ctx); fault.CodeOf(err) != fault.CodeUnavailable {
+		t.Errorf("Start after Close = %v, want UNAVAILABLE", err)
 	}
 }
