@@ -159,3 +159,33 @@ func TestRunEndsWhenTheSessionCloses(t *testing.T) {
 		t.Errorf("Start after Close = %v, want UNAVAILABLE", err)
 	}
 }
+
+// TestQoS2EndToEnd publishes with QoS 2 (the send returns after PUBCOMP)
+// to a QoS 2 subscription (PUBREC only after the ack) and checks the
+// message arrives once.
+func TestQoS2EndToEnd(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	topic := "gobridge-it/qos2/" + unique()
+	s := newSession(t, SessionConfig{ClientID: "qos2-" + unique(), SessionExpiry: 30e9})
+	r, err := NewReceiver(s, ReceiverConfig{Subscriptions: []SubscriptionConfig{{Topic: topic, QoS: IntPtr(2)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, "the subscription", func() bool { return s.Health(ctx).Subscribed })
+	got := collect(t, r)
+	snd, _ := NewSender(startSession(t, SessionConfig{}), SenderConfig{DefaultTopic: topic, QoS: IntPtr(2)})
+	for i := range 5 {
+		if err := snd.Send(ctx, ports.OutboundMessage{Envelope: numberedEnvelope(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		if env := next(ctx, t, got); string(env.PayloadView()) != fmt.Sprintf("m-%05d", i) {
+			t.Errorf("message %d: %q", i, env.PayloadView())
+		}
+	}
+}
