@@ -80,3 +80,13 @@ type DLQStore interface {
 // message ID. It sits outside the reserved x-bridge. namespace so that
 // ingress stripping keeps it.
 const HeaderRedrivenFrom = "gobridge.redriven-from"
+
+// HeaderDLQStage marks a DLQ entry's envelope with the stage that wrote it.
+// DLQStageOutbox means the outbox drainer did: the envelope is the one the
+// route's processors already produced for that binding, so a redrive
+// persists it for the binding again instead of running the route anew.
+// Entries without the header hold the message as received.
+const HeaderDLQStage = "gobridge.dlq-stage"
+
+// DLQStageOutbox is the HeaderDLQStage value of entries the drainer wrote.
+const DLQStageOutbox = "outbox"

@@ -82,8 +82,13 @@ func (dr *drainer) terminal(ctx context.Context, r ports.OutboxRecord, err error
 	if first.IsZero() {
 		first = now
 	}
+	stored := r.Envelope
+	if stored != nil {
+		stored = stored.Clone()
+		stored.SetHeader(ports.HeaderDLQStage, ports.DLQStageOutbox)
+	}
 	e := ports.DLQEntry{
-		Envelope: r.Envelope, RouteID: r.RouteID, BindingID: r.BindingID, Address: r.Address,
+		Envelope: stored, RouteID: r.RouteID, BindingID: r.BindingID, Address: r.Address,
 		Category: cat, Attempts: r.ReplayCount + 1, FirstFailureAt: first, LastFailureAt: now,
 	}
 	fillError(&e, err)

@@ -14,7 +14,10 @@ import (
 // the ID of the new message.
 //
 // The message gets a fresh ID and the header ports.HeaderRedrivenFrom with
-// its old ID, then goes through the route from the start (header rules,
+// its old ID. An entry the outbox drainer wrote (ports.HeaderDLQStage) is
+// already processed for its binding: it is persisted to that binding's
+// outbox partition again, and the entry deleted once it is stored. Any
+// other entry goes through the route from the start (header rules,
 // processors, resolver, dispatch or outbox) as if its receiver had emitted
 // it. Redrive waits for the outcome:
 //
@@ -48,6 +51,10 @@ func (rt *Runtime) Redrive(ctx context.Context, entryID string) (string, error) 
 	env := e.Envelope.Clone()
 	env.ID = messaging.NewID()
 	env.SetHeader(ports.HeaderRedrivenFrom, e.Envelope.ID)
+	if stage, _ := env.Headers[ports.HeaderDLQStage].(string); stage == ports.DLQStageOutbox {
+		delete(env.Headers, ports.HeaderDLQStage)
+		return rt.redriveToOutbox(ctx, rn, store, e, env)
+	}
 
 	d := &redriveDelivery{env: env, ctx: ctx, done: make(chan ports.Settlement, 1)}
 	if err := rn.emit(ctx, d); err != nil {
@@ -67,6 +74,26 @@ func (rt *Runtime) Redrive(ctx context.Context, entryID string) (string, error) 
 	}
 	if st.Err != nil {
 		return env.ID, fault.ErrUnavailable.WithMessage("redriven message failed again and was handled by the route's policy").Wrap(st.Err)
+	}
+	return env.ID, nil
+}
+
+// redriveToOutbox persists an entry the drainer wrote back into its
+// binding's outbox partition: its envelope already went through the
+// route's processors and resolver once, and running them again would apply
+// a transform twice. The entry is deleted once the record is stored.
+func (rt *Runtime) redriveToOutbox(ctx context.Context, rn *runner, store ports.DLQStore, e ports.DLQEntry, env *messaging.Envelope) (string, error) {
+	if rt.opts.Outbox == nil || rn.bindings[e.BindingID] == nil {
+		return "", fault.ErrNotFound.WithMessage(fmt.Sprintf(
+			"DLQ entry %q came from the outbox of binding %q, which route %q no longer has; the entry is kept", e.ID, e.BindingID, e.RouteID))
+	}
+	rec := ports.OutboxRecord{Partition: partitionOf(e.RouteID, e.BindingID), RouteID: e.RouteID,
+		BindingID: e.BindingID, Address: e.Address, Envelope: env}
+	if err := rt.opts.Outbox.Persist(ctx, []ports.OutboxRecord{rec}); err != nil {
+		return "", fault.ErrUnavailable.WithMessage("redriven message could not be stored; the entry is kept").Wrap(err)
+	}
+	if err := store.Delete(context.WithoutCancel(ctx), e.ID); err != nil {
+		return env.ID, fmt.Errorf("redriven message stored but the old entry could not be deleted: %w", err)
 	}
 	return env.ID, nil
 }

@@ -30,6 +30,12 @@ func TestRedrive(t *testing.T) {
 			dlq := newMemDLQ()
 			route := outboxRoute(recv, snd, runtime.Policy{})
 			route.DeliveryMode = mode
+			// A processor that is not idempotent: a redrive must apply it
+			// once in all, whichever stage wrote the DLQ entry.
+			route.Processors = []ports.Processor{procFunc{"append", func(ctx context.Context, env *messaging.Envelope, next ports.ProcessorFunc) error {
+				env.SetPayload(append(env.Payload(), "+p"...))
+				return next(ctx, env)
+			}}}
 			rt, _ := startRT(t, []runtime.Route{route}, runtime.Options{DLQ: dlq, Outbox: newFakeOutbox()})
 
 			orig := messaging.NewEnvelope("orders.created", []byte("body"))
@@ -58,7 +64,7 @@ func TestRedrive(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := snd.Sent()[0].Envelope
-			want := []any{newID, "orders.created", "body"}
+			want := []any{newID, "orders.created", "body+p"}
 			if diff := cmp.Diff(want, []any{got.ID, got.Subject, string(got.Payload())}); diff != "" {
 				t.Errorf("redriven message (-want +got):\n%s", diff)
 			}

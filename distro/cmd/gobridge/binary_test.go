@@ -117,7 +117,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	// The route persists the redriven message to its outbox; the drainer
 	// delivers it.
 	waitAdmin(t, func() bool { return len(hook.accepted()) > 0 })
-	if got := hook.accepted(); len(got) != 1 || !strings.Contains(got[0], `"total":7`) || !strings.Contains(got[0], `"gobridge.redriven-from"`) {
+	if got := hook.accepted(); len(got) != 1 || !strings.Contains(got[0], `"order_id":7`) || !strings.Contains(got[0], `"gobridge.redriven-from"`) {
 		t.Errorf("webhook accepted %q, want the redriven order once, linked to its DLQ entry", got)
 	}
 	admin(t, p, http.MethodGet, "/dlq", nil, &list)
