@@ -87,7 +87,7 @@ func publishFault(ctx context.Context, resp *paho.PublishResponse, err error) er
 	case errors.Is(err, context.DeadlineExceeded):
 		return fault.ErrTimeout.WithMessage("mqtt publish not acknowledged within packet_timeout").Wrap(err)
 	case errors.Is(err, paho.ErrInvalidArguments):
-		return fault.ErrQoSNotSupported.WithMessage("the broker does not accept this publish").Wrap(err)
+		return fault.ErrNotSupported.WithMessage("the broker does not support this publish (retain or QoS)").Wrap(err)
 	case errors.Is(err, autopaho.ConnectionDownError), errors.Is(err, session.ErrNoConnection),
 		errors.Is(err, paho.ErrConnectionLost):
 		return fault.ErrConnectionLost.WithMessage("mqtt publish").Wrap(err)
