@@ -60,9 +60,11 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 // The address travels beside the envelope; the subject is never touched.
 func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
 	msg := ports.OutboundMessage{Envelope: outboundEnvelope(env, b, p), Address: addr}
-	if ctx == w.baseCtx {
-		// The common case: reuse the worker's guard (no allocation).
-		return w.guardedSend(b, msg)
+	if ctx == w.baseCtx || (ctx == w.guarded && ctx.Err() == nil) {
+		// The common cases: reuse the worker's guard (no allocation). A
+		// guarded delivery context descends from the guard's, so the
+		// watchdog's cancel reaches it.
+		return w.guardedSend(ctx, b, msg)
 	}
 	sctx, cancel := context.WithTimeout(ctx, w.rn.policy.SendTimeout)
 	err := b.Sender.Send(sctx, msg)
@@ -76,13 +78,17 @@ func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, add
 // guardedSend sends msg under the worker's send guard. The guard is stopped
 // in a deferred call so that a Sender that panics (whoever recovers the
 // panic) cannot leave it armed, or its context cancelled, for the next send.
-func (w *worker) guardedSend(b *Binding, msg ports.OutboundMessage) (err error) {
+func (w *worker) guardedSend(ctx context.Context, b *Binding, msg ports.OutboundMessage) (err error) {
 	defer func() {
 		if w.guard.stop() && err != nil {
 			err = asTimeout(err, b.ID)
 		}
 	}()
-	return b.Sender.Send(w.guard.start(w.rn.coarseNow.Load()), msg)
+	gctx := w.guard.start(w.rn.coarseNow.Load())
+	if ctx == w.baseCtx {
+		ctx = gctx
+	}
+	return b.Sender.Send(ctx, msg)
 }
 
 // asTimeout classifies a send that overran send_timeout as TIMEOUT

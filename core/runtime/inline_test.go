@@ -106,3 +106,45 @@ func TestCallerWaitsHandlesOnTheCallerWithinTheLimit(t *testing.T) {
 		t.Errorf("%d sends ran at once; the limit is %d", p, limit)
 	}
 }
+
+// abandonableDelivery is an ackDelivery whose source can go away, like an
+// HTTP request, and that records a Retry.
+type abandonableDelivery struct {
+	ackDelivery
+	ctx     context.Context
+	retried atomic.Bool
+}
+
+func (d *abandonableDelivery) Abandoned() <-chan struct{}      { return d.ctx.Done() }
+func (d *abandonableDelivery) AbandonContext() context.Context { return d.ctx }
+func (d *abandonableDelivery) Retry(context.Context, time.Duration, error) error {
+	d.retried.Store(true)
+	return nil
+}
+
+// blockingSender blocks until its context ends.
+type blockingSender struct{}
+
+func (blockingSender) Send(ctx context.Context, _ ports.OutboundMessage) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A send that overruns send_timeout on an abandonable delivery is a
+// transient failure that is retried, not an abandonment left unsettled.
+func TestSendTimeoutOfAbandonableDeliveryIsRetried(t *testing.T) {
+	recv := &waitingReceiver{emit: make(chan ports.EmitFunc, 1)}
+	start(t, []runtime.Route{{
+		ID: "r", ReceiverID: "in", Receiver: recv,
+		Bindings: []runtime.Binding{{ID: "b", Sender: blockingSender{}, Address: "a"}},
+		Policy:   runtime.Policy{SendTimeout: 20 * time.Millisecond, OnExpired: runtime.Drop, OnPermanentFailure: runtime.Drop},
+	}}, runtime.Options{})
+	emit := <-recv.emit
+	d := &abandonableDelivery{ackDelivery: ackDelivery{env: messaging.NewEnvelope("s", []byte("x"))}, ctx: waitCtx(t)}
+	if err := emit(waitCtx(t), d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.retried.Load() || d.acked.Load() {
+		t.Errorf("retried %v, acked %v; want a retry after the send timeout", d.retried.Load(), d.acked.Load())
+	}
+}

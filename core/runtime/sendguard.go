@@ -35,6 +35,10 @@ func newSendGuard(parent context.Context) *sendGuard {
 	return g
 }
 
+// current returns the context sends are guarded with until a timeout
+// fires; contexts derived from it are cancelled by that timeout too.
+func (g *sendGuard) current() context.Context { return g.cur.Load().ctx }
+
 // start marks a send as begun at now (coarse nanoseconds, never 0) and
 // returns the context to send with.
 func (g *sendGuard) start(now int64) context.Context {

@@ -19,7 +19,10 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 		w.ack(d, env)
 		return
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		// Cancelled by shutdown or an abandoned source. A context whose
+		// cause is a deadline was cancelled by the send guard (see
+		// worker.handle): that is a send timeout, settled like any other.
 		rn.m.unsettled.Add(1)
 		rn.log.Debug("delivery abandoned unsettled", "message_id", env.ID, "err", err)
 		return

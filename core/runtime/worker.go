@@ -22,6 +22,9 @@ type worker struct {
 	// settlement scope, built once and passed down the chain.
 	baseCtx context.Context
 	scope   ports.SettleScope
+	// guarded is the context of the delivery in hand when it derives from
+	// the send guard's context (abandonable deliveries), else nil.
+	guarded context.Context
 
 	// Per-delivery state, reset by handle.
 	d           ports.Delivery
@@ -79,9 +82,17 @@ func (w *worker) handle(d ports.Delivery) {
 
 	ctx := w.baseCtx
 	if ac, ok := d.(ports.AbandonContexter); ok {
+		// Derive from the send guard's context, so that the guard's
+		// watchdog can time out this delivery's sends without a timer per
+		// message (see send).
 		var cancel context.CancelFunc
-		ctx, cancel = followContext(ctx, ac.AbandonContext())
-		defer cancel()
+		ctx, cancel = followContext(w.guard.current(), ac.AbandonContext())
+		ctx = ports.WithSettleScope(ctx, &w.scope)
+		w.guarded = ctx
+		defer func() {
+			cancel()
+			w.guarded = nil
+		}()
 	} else if ab, ok := d.(ports.Abandoner); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = abandonable(ctx, ab.Abandoned())
