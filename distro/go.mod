@@ -11,7 +11,9 @@ require (
 	github.com/gobridge-oss/gobridge/processors/transform v0.0.0
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
+	github.com/gobridge-oss/gobridge/transports/amqp091 v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/transports/httpsse v0.0.0
+	github.com/gobridge-oss/gobridge/transports/mqtt v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 )
@@ -19,7 +21,9 @@ require (
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/eclipse/paho.golang v0.23.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/knadh/koanf/maps v0.1.2 // indirect
 	github.com/knadh/koanf/parsers/yaml v1.1.1 // indirect
 	github.com/knadh/koanf/providers/env/v2 v2.0.2 // indirect
@@ -32,7 +36,9 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/rabbitmq/amqp091-go v1.17.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
@@ -46,5 +52,7 @@ replace (
 	github.com/gobridge-oss/gobridge/processors/transform => ../processors/transform
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite
+	github.com/gobridge-oss/gobridge/transports/amqp091 => ../transports/amqp091
 	github.com/gobridge-oss/gobridge/transports/httpsse => ../transports/httpsse
+	github.com/gobridge-oss/gobridge/transports/mqtt => ../transports/mqtt
 )

@@ -34,6 +34,10 @@ type Deps struct {
 	Session ports.Session
 	// DataDir is the directory relative store paths are resolved against.
 	DataDir string
+	// MaxInFlight is, for a receiver, the max_in_flight of the route it
+	// feeds (0 when no route uses it), so that a transport can size its
+	// prefetch or credit to what the route will take.
+	MaxInFlight int
 }
 
 // Factory is the part every factory shares: its type name, what it

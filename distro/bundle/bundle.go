@@ -11,7 +11,9 @@ import (
 	"github.com/gobridge-oss/gobridge/processors/transform"
 	"github.com/gobridge-oss/gobridge/stores/memory"
 	"github.com/gobridge-oss/gobridge/stores/sqlite"
+	"github.com/gobridge-oss/gobridge/transports/amqp091"
 	"github.com/gobridge-oss/gobridge/transports/httpsse"
+	"github.com/gobridge-oss/gobridge/transports/mqtt"
 )
 
 // Factories returns every factory the distro bundles.
@@ -20,6 +22,12 @@ func Factories() []registry.Factory {
 		httpsse.ReceiverFactory(),
 		httpsse.SSEFactory(),
 		httpsse.WebhookFactory(),
+		mqtt.SessionFactory(),
+		mqtt.ReceiverFactory(),
+		mqtt.SenderFactory(),
+		amqp091.SessionFactory(),
+		amqp091.ReceiverFactory(),
+		amqp091.SenderFactory(),
 		filter.Factory(),
 		transform.Factory(),
 		circuitbreaker.Factory(),
@@ -40,7 +48,9 @@ func Modules() []string {
 		"github.com/gobridge-oss/gobridge/processors/transform",
 		"github.com/gobridge-oss/gobridge/stores/memory",
 		"github.com/gobridge-oss/gobridge/stores/sqlite",
+		"github.com/gobridge-oss/gobridge/transports/amqp091",
 		"github.com/gobridge-oss/gobridge/transports/httpsse",
+		"github.com/gobridge-oss/gobridge/transports/mqtt",
 	}
 }
 

@@ -236,8 +236,14 @@ type sseReader struct {
 
 func subscribe(t *testing.T, p testPorts) *sseReader {
 	t.Helper()
+	return subscribeTo(t, p, "orders")
+}
+
+// subscribeTo opens the SSE stream of channel.
+func subscribeTo(t *testing.T, p testPorts, channel string) *sseReader {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/events/orders", p.sse), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/events/%s", p.sse, channel), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()

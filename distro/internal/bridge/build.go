@@ -88,6 +88,9 @@ func (b *Bridge) build(ctx context.Context, e entry) (any, error) {
 		return nil, fault.ErrInvalidConfig.WithMessage(err.Error())
 	}
 	d := b.deps(e.id)
+	if e.kind == registry.KindReceiver {
+		d.MaxInFlight = receiverInFlight(b.file, e.id)
+	}
 	if e.sessionID != "" {
 		c, ok := b.comps[key(registry.KindSession, e.sessionID)]
 		if !ok {
@@ -127,4 +130,15 @@ func (b *Bridge) startSessions(ctx context.Context) error {
 		c.started = true
 	}
 	return errors.Join(errs...)
+}
+
+// receiverInFlight is the effective max_in_flight of the route that id
+// feeds, or 0.
+func receiverInFlight(f *config.File, id string) int {
+	for i := range f.Routes {
+		if f.Routes[i].ReceiverID == id {
+			return f.Routes[i].RuntimePolicy().MaxInFlight
+		}
+	}
+	return 0
 }

@@ -1,0 +1,80 @@
+package amqp091
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+// FactoryType is the type name of this module's session, receiver and
+// sender in configuration files.
+const FactoryType = "amqp091"
+
+// factoryOptions turns registry dependencies into Options.
+func factoryOptions(d registry.Deps) []Option {
+	var opts []Option
+	if d.ID != "" {
+		opts = append(opts, WithName(d.ID))
+	}
+	if d.Logger != nil {
+		opts = append(opts, WithLogger(d.Logger))
+	}
+	if d.Meter != nil {
+		opts = append(opts, WithMeter(d.Meter))
+	}
+	if d.MaxInFlight > 0 {
+		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
+	}
+	return opts
+}
+
+// sessionOf returns the AMQP session a receiver or sender entry names.
+func sessionOf(d registry.Deps) (*Session, error) {
+	if d.Session == nil {
+		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("amqp091 %s: session_id is required and must name a type: amqp091 session", d.ID))
+	}
+	s, ok := d.Session.(*Session)
+	if !ok {
+		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("amqp091 %s: session_id names a %T, not a type: amqp091 session", d.ID, d.Session))
+	}
+	return s, nil
+}
+
+// SessionFactory builds AMQP 0-9-1 sessions (`type: amqp091` under
+// sessions) from a SessionConfig settings block.
+func SessionFactory() registry.SessionFactory {
+	return registry.Session(FactoryType, "an AMQP 0-9-1 connection with its topology, shared by receivers and senders",
+		func(_ context.Context, cfg SessionConfig, d registry.Deps) (ports.Session, error) {
+			return NewSession(cfg, factoryOptions(d)...)
+		})
+}
+
+// ReceiverFactory builds queue consumers (`type: amqp091` under
+// receivers) on the session the entry's session_id names; the prefetch
+// follows the route's max_in_flight.
+func ReceiverFactory() registry.ReceiverFactory {
+	return registry.Receiver(FactoryType, "consumes a RabbitMQ queue with manual acknowledgements",
+		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+			s, err := sessionOf(d)
+			if err != nil {
+				return nil, err
+			}
+			return NewReceiver(s, cfg, factoryOptions(d)...)
+		})
+}
+
+// SenderFactory builds confirming publishers (`type: amqp091` under
+// senders) on the session the entry's session_id names.
+func SenderFactory() registry.SenderFactory {
+	return registry.Sender(FactoryType, "publishes to a RabbitMQ exchange with publisher confirms",
+		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+			s, err := sessionOf(d)
+			if err != nil {
+				return nil, err
+			}
+			return NewSender(s, cfg, factoryOptions(d)...)
+		})
+}

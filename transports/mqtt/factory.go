@@ -1,0 +1,76 @@
+package mqtt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+// FactoryType is the type name of this module's session, receiver and
+// sender in configuration files.
+const FactoryType = "mqtt"
+
+// factoryOptions turns registry dependencies into Options.
+func factoryOptions(d registry.Deps) []Option {
+	var opts []Option
+	if d.ID != "" {
+		opts = append(opts, WithName(d.ID))
+	}
+	if d.Logger != nil {
+		opts = append(opts, WithLogger(d.Logger))
+	}
+	if d.Meter != nil {
+		opts = append(opts, WithMeter(d.Meter))
+	}
+	return opts
+}
+
+// sessionOf returns the MQTT session a receiver or sender entry names.
+func sessionOf(d registry.Deps) (*Session, error) {
+	if d.Session == nil {
+		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("mqtt %s: session_id is required and must name a type: mqtt session", d.ID))
+	}
+	s, ok := d.Session.(*Session)
+	if !ok {
+		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("mqtt %s: session_id names a %T, not a type: mqtt session", d.ID, d.Session))
+	}
+	return s, nil
+}
+
+// SessionFactory builds MQTT sessions (`type: mqtt` under sessions) from a
+// SessionConfig settings block.
+func SessionFactory() registry.SessionFactory {
+	return registry.Session(FactoryType, "an MQTT v5 connection shared by receivers and senders",
+		func(_ context.Context, cfg SessionConfig, d registry.Deps) (ports.Session, error) {
+			return NewSession(cfg, factoryOptions(d)...)
+		})
+}
+
+// ReceiverFactory builds MQTT receivers (`type: mqtt` under receivers) on
+// the session the entry's session_id names.
+func ReceiverFactory() registry.ReceiverFactory {
+	return registry.Receiver(FactoryType, "subscribes to MQTT topic filters",
+		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+			s, err := sessionOf(d)
+			if err != nil {
+				return nil, err
+			}
+			return NewReceiver(s, cfg, factoryOptions(d)...)
+		})
+}
+
+// SenderFactory builds MQTT senders (`type: mqtt` under senders) on the
+// session the entry's session_id names.
+func SenderFactory() registry.SenderFactory {
+	return registry.Sender(FactoryType, "publishes to MQTT topics",
+		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+			s, err := sessionOf(d)
+			if err != nil {
+				return nil, err
+			}
+			return NewSender(s, cfg, factoryOptions(d)...)
+		})
+}
