@@ -19,19 +19,25 @@ import (
 // connections, answers CONNECT with a CONNACK and SUBSCRIBE with a SUBACK,
 // and then sends the packet under test. It counts connections.
 type fakeBroker struct {
-	ln    net.Listener
-	bad   []byte
-	conns atomic.Int32
-	wg    sync.WaitGroup
+	ln     net.Listener
+	bad    []byte // sent after the first SUBSCRIBE; nil: serve SUBSCRIBE and PINGREQ only
+	suback byte   // reason code for every subscription
+	conns  atomic.Int32
+	wg     sync.WaitGroup
 }
 
 func startFakeBroker(t *testing.T, bad []byte) *fakeBroker {
+	t.Helper()
+	return startFakeBrokerWith(t, bad, 0x01)
+}
+
+func startFakeBrokerWith(t *testing.T, bad []byte, suback byte) *fakeBroker {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb := &fakeBroker{ln: ln, bad: bad}
+	fb := &fakeBroker{ln: ln, bad: bad, suback: suback}
 	fb.wg.Go(fb.accept)
 	t.Cleanup(func() {
 		_ = ln.Close()
@@ -65,16 +71,53 @@ func (fb *fakeBroker) serve(c net.Conn) {
 	if _, err := c.Write([]byte{0x20, 0x03, 0x00, 0x00, 0x00}); err != nil {
 		return
 	}
+	if fb.bad == nil {
+		for {
+			first, body, err := readRawPacket(c)
+			if err != nil {
+				return
+			}
+			switch first >> 4 {
+			case 8:
+				_, _ = c.Write(fb.subackFor(body))
+			case 12:
+				_, _ = c.Write([]byte{0xD0, 0x00})
+			}
+		}
+	}
 	_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-	if first, body, err := readRawPacket(c); err == nil && first>>4 == 8 && len(body) >= 2 {
-		// SUBACK granting QoS 1 for one filter.
-		_, _ = c.Write([]byte{0x90, 0x04, body[0], body[1], 0x00, 0x01})
+	if first, body, err := readRawPacket(c); err == nil && first>>4 == 8 {
+		_, _ = c.Write(fb.subackFor(body))
 	}
 	_ = c.SetReadDeadline(time.Now().Add(testTimeout))
 	if _, err := c.Write(fb.bad); err != nil {
 		return
 	}
 	_, _ = io.Copy(io.Discard, c)
+}
+
+// subackFor answers a SUBSCRIBE body with one reason code per filter.
+func (fb *fakeBroker) subackFor(body []byte) []byte {
+	if len(body) < 3 {
+		return nil
+	}
+	plen, n, ok := readVarint(body[2:])
+	if !ok {
+		return nil
+	}
+	filters := 0
+	for i := 2 + n + plen; i < len(body); filters++ {
+		end, ok := skipString(body, i)
+		if !ok {
+			break
+		}
+		i = end + 1 // the options byte
+	}
+	reasons := make([]byte, filters)
+	for i := range reasons {
+		reasons[i] = fb.suback
+	}
+	return pkt(0x90, body[:2], []byte{0}, reasons)
 }
 
 // readRawPacket reads one packet's first byte and body.

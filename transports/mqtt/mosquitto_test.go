@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -54,10 +55,14 @@ func startPrivateBroker(t *testing.T, listenerOpts ...string) *privateBroker {
 	_, port, _ := net.SplitHostPort(addr)
 	b := &privateBroker{t: t, addr: addr, conf: filepath.Join(dir, "mosquitto.conf"), log: filepath.Join(dir, "mosquitto.log")}
 	conf := fmt.Sprintf("listener %s 127.0.0.1\n", port)
+	anonymous := "allow_anonymous true\n"
 	for _, l := range listenerOpts {
 		conf += l + "\n"
+		if strings.HasPrefix(l, "allow_anonymous") {
+			anonymous = ""
+		}
 	}
-	conf += fmt.Sprintf("allow_anonymous true\npersistence true\npersistence_location %s/\nautosave_interval 0\nlog_dest file %s\nlog_type error\nlog_type warning\n",
+	conf += anonymous + fmt.Sprintf("persistence true\npersistence_location %s/\nautosave_interval 0\nlog_dest file %s\nlog_type error\nlog_type warning\n",
 		dir, b.log)
 	if os.Geteuid() == 0 {
 		// Run as root, Mosquitto would switch to its own user, which

@@ -49,8 +49,9 @@ func roundTrip(t *testing.T, s *Session) {
 	}
 }
 
-// writeCerts writes a CA and a server certificate for 127.0.0.1 to dir
-// and returns the paths of the CA, the certificate and its key.
+// writeCerts writes a CA (certificate and key) and a server certificate
+// for 127.0.0.1 to dir and returns the paths of the CA, the server
+// certificate and its key.
 func writeCerts(t *testing.T, dir string) (ca, cert, key string) {
 	t.Helper()
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -72,6 +73,7 @@ func writeCerts(t *testing.T, dir string) (ca, cert, key string) {
 		t.Fatal(err)
 	}
 	keyDER, _ := x509.MarshalECPrivateKey(srvKey)
+	caKeyDER, _ := x509.MarshalECPrivateKey(caKey)
 	write := func(name, typ string, der []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
@@ -79,6 +81,7 @@ func writeCerts(t *testing.T, dir string) (ca, cert, key string) {
 		}
 		return p
 	}
+	write("ca.key", "EC PRIVATE KEY", caKeyDER) // for client certificates
 	return write("ca.pem", "CERTIFICATE", caDER), write("server.pem", "CERTIFICATE", srvDER), write("server.key", "EC PRIVATE KEY", keyDER)
 }
 
