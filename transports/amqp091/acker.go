@@ -2,6 +2,7 @@ package amqp091
 
 import (
 	"sync"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
@@ -22,38 +23,41 @@ type ackFrame struct {
 	multiple, nack bool
 }
 
-// acker settles the deliveries of one consume channel and coalesces acks:
-// when the oldest open deliveries are all settled, one basic.ack with
-// multiple=true covers the whole run. Acks above a delivery still being
-// handled are held back, up to hold of them; past that they are sent one
-// by one so that the broker's view of unacknowledged messages (which
-// prefetch bounds) never stalls the consumer.
-//
-// Settling is combining: the caller that finds no flush running sends the
-// frames for everything settled so far, including what other callers add
-// meanwhile; those return at once. Frames go out in an order that never
-// lets a multiple ack cover a message meant for requeue.
-type acker struct {
-	ch     acknowledger
-	frames telemetry.Counter
-	hold   int
-
-	mu       sync.Mutex
-	base     uint64 // tag of state[0]
-	state    []tagState
-	dirty    bool
-	flushing bool
-	err      error
-}
-
 // acknowledger is the part of *amqp.Channel the acker uses.
 type acknowledger interface {
 	Ack(tag uint64, multiple bool) error
 	Nack(tag uint64, multiple, requeue bool) error
 }
 
-func newAcker(ch acknowledger, frames telemetry.Counter, hold int) *acker {
-	return &acker{ch: ch, frames: frames, hold: hold}
+// acker settles the deliveries of one consume channel and coalesces acks:
+// when the oldest open deliveries are all settled, one basic.ack with
+// multiple=true covers the whole run. Acks above a delivery still being
+// handled are held back until that gap closes, but never longer than
+// holdFor: then they go out one by one, so a slow message does not keep
+// the broker counting finished ones against the prefetch.
+//
+// Settling is combining: the caller that finds no flush running sends the
+// frames for everything settled so far, including what other callers add
+// meanwhile; those return at once. Nacks go out before any multiple ack
+// that could cover them.
+type acker struct {
+	ch      acknowledger
+	frames  telemetry.Counter
+	holdFor time.Duration // 0: never hold, every ack alone
+
+	mu       sync.Mutex
+	base     uint64 // tag of state[0]
+	state    []tagState
+	held     int  // acks waiting for a gap below them to close
+	dirty    bool // settled since the last collect
+	forceAll bool // send held acks now (holdFor ran out)
+	flushing bool
+	timer    *time.Timer
+	err      error
+}
+
+func newAcker(ch acknowledger, frames telemetry.Counter, holdFor time.Duration) *acker {
+	return &acker{ch: ch, frames: frames, holdFor: holdFor}
 }
 
 // track records a new delivery; tags arrive in increasing order.
@@ -88,13 +92,27 @@ func (a *acker) settle(tag uint64, nack bool) error {
 		a.state[i] = tagAck
 	}
 	a.dirty = true
+	return a.flushLocked()
+}
+
+// flushHeld sends every held ack now; the hold timer and the channel's
+// closing call it.
+func (a *acker) flushHeld() {
+	a.mu.Lock()
+	a.forceAll, a.dirty = true, true
+	_ = a.flushLocked()
+}
+
+// flushLocked sends frames until nothing new is settled, unless another
+// caller is already doing so. It is called with a.mu held and releases it.
+func (a *acker) flushLocked() error {
 	if a.flushing {
 		a.mu.Unlock()
 		return nil
 	}
 	a.flushing = true
 	for a.dirty && a.err == nil {
-		frames := a.collect(false)
+		frames := a.collect()
 		a.mu.Unlock()
 		err := a.send(frames)
 		a.mu.Lock()
@@ -103,28 +121,26 @@ func (a *acker) settle(tag uint64, nack bool) error {
 		}
 	}
 	a.flushing = false
+	switch {
+	case a.held > 0 && a.timer == nil && a.err == nil:
+		a.timer = time.AfterFunc(a.holdFor, a.flushHeld)
+	case a.held == 0 && a.timer != nil:
+		a.timer.Stop()
+		a.timer = nil
+	}
 	err := a.err
 	a.mu.Unlock()
 	return err
 }
 
-// flushHeld sends every held ack one by one; used before the channel
-// closes so that messages the route finished are not requeued.
-func (a *acker) flushHeld() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.flushing || a.err != nil {
-		return
+// collect turns the settled states into frames; a.mu is held.
+func (a *acker) collect() []ackFrame {
+	all := a.forceAll || a.holdFor <= 0
+	a.dirty, a.forceAll = false, false
+	if a.timer != nil && all {
+		a.timer.Stop()
+		a.timer = nil
 	}
-	if err := a.send(a.collect(true)); err != nil {
-		a.err = classify(err, "acknowledge")
-	}
-}
-
-// collect turns the settled states into frames; a.mu is held. Nacks come
-// first, so the multiple ack that may follow never covers them.
-func (a *acker) collect(all bool) []ackFrame {
-	a.dirty = false
 	var frames []ackFrame
 	for i, st := range a.state {
 		if st == tagNack {
@@ -132,30 +148,37 @@ func (a *acker) collect(all bool) []ackFrame {
 			a.state[i] = tagDone
 		}
 	}
-	n, last := 0, -1
+	n, last, acks := 0, -1, 0
 	for n < len(a.state) && a.state[n] != tagOpen {
 		if a.state[n] == tagAck {
 			last = n
+			acks++
 		}
 		n++
 	}
-	if last >= 0 {
+	switch {
+	case last < 0:
+	case a.holdFor > 0 || acks == 1:
 		frames = append(frames, ackFrame{tag: a.base + uint64(last), multiple: last > 0})
+	default: // coalescing off: one frame per ack
+		for i := range n {
+			if a.state[i] == tagAck {
+				frames = append(frames, ackFrame{tag: a.base + uint64(i)})
+			}
+		}
 	}
 	a.base += uint64(n)
 	a.state = a.state[n:]
-	held := 0
-	for _, st := range a.state {
-		if st == tagAck {
-			held++
+	a.held = 0
+	for i, st := range a.state {
+		if st != tagAck {
+			continue
 		}
-	}
-	if all || held > a.hold {
-		for i, st := range a.state {
-			if st == tagAck {
-				frames = append(frames, ackFrame{tag: a.base + uint64(i)})
-				a.state[i] = tagDone
-			}
+		if all {
+			frames = append(frames, ackFrame{tag: a.base + uint64(i)})
+			a.state[i] = tagDone
+		} else {
+			a.held++
 		}
 	}
 	return frames
@@ -175,4 +198,15 @@ func (a *acker) send(frames []ackFrame) error {
 		}
 	}
 	return nil
+}
+
+// stop cancels the hold timer; the channel is going away.
+func (a *acker) stop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.timer != nil {
+		a.timer.Stop()
+		a.timer = nil
+	}
+	a.err = fault.ErrUnavailable.WithMessage("consume channel closed")
 }

@@ -1,23 +1,65 @@
 package amqp091
 
 import (
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
-type frameLog struct{ frames []ackFrame }
+type frameLog struct {
+	mu     sync.Mutex
+	frames []ackFrame
+	sent   chan struct{} // receives a token per frame when set
+}
+
+func (f *frameLog) add(fr ackFrame) {
+	f.mu.Lock()
+	f.frames = append(f.frames, fr)
+	f.mu.Unlock()
+	if f.sent != nil {
+		f.sent <- struct{}{}
+	}
+}
 
 func (f *frameLog) Ack(tag uint64, multiple bool) error {
-	f.frames = append(f.frames, ackFrame{tag: tag, multiple: multiple})
+	f.add(ackFrame{tag: tag, multiple: multiple})
 	return nil
 }
 
 func (f *frameLog) Nack(tag uint64, multiple, requeue bool) error {
-	f.frames = append(f.frames, ackFrame{tag: tag, multiple: multiple, nack: true})
+	f.add(ackFrame{tag: tag, multiple: multiple, nack: true})
 	return nil
+}
+
+// TestAckerHoldRunsOut checks that acks held behind a delivery that is
+// not settled go out on their own once the hold time passed.
+func TestAckerHoldRunsOut(t *testing.T) {
+	log := &frameLog{sent: make(chan struct{}, 8)}
+	a := newAcker(log, telemetry.Noop().Counter(telemetry.Desc{}), 5*time.Millisecond)
+	for tag := uint64(1); tag <= 3; tag++ {
+		a.track(tag)
+	}
+	for _, tag := range []uint64{2, 3} {
+		if err := a.settle(tag, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case <-log.sent:
+		case <-time.After(5 * time.Second):
+			t.Fatal("held acks were not sent after the hold time")
+		}
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if diff := cmp.Diff([]ackFrame{{tag: 2}, {tag: 3}}, log.frames, cmp.AllowUnexported(ackFrame{})); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
 }
 
 func TestAckerCoalesces(t *testing.T) {
@@ -28,22 +70,22 @@ func TestAckerCoalesces(t *testing.T) {
 	cases := []struct {
 		name      string
 		delivered uint64
-		hold      int
+		hold      time.Duration
 		ops       []op
 		flush     bool
 		want      []ackFrame
 	}{
-		{"in order: one frame each", 3, 0, []op{{1, false}, {2, false}, {3, false}},
+		{"coalescing off: one frame each", 3, 0, []op{{1, false}, {2, false}, {3, false}},
 			false, []ackFrame{{tag: 1}, {tag: 2}, {tag: 3}}},
-		{"held run released by the gap filling", 4, 10, []op{{2, false}, {3, false}, {4, false}, {1, false}},
+		{"held run released by the gap filling", 4, time.Hour, []op{{2, false}, {3, false}, {4, false}, {1, false}},
 			false, []ackFrame{{tag: 4, multiple: true}}},
-		{"past the hold limit acks go one by one", 4, 1, []op{{2, false}, {3, false}, {1, false}},
-			false, []ackFrame{{tag: 2}, {tag: 3}, {tag: 1}}},
-		{"nack goes first and alone", 3, 10, []op{{2, true}, {3, false}, {1, false}},
+		{"in order with coalescing: each closes the run", 3, time.Hour, []op{{1, false}, {2, false}, {3, false}},
+			false, []ackFrame{{tag: 1}, {tag: 2}, {tag: 3}}},
+		{"nack goes first and alone", 3, time.Hour, []op{{2, true}, {3, false}, {1, false}},
 			false, []ackFrame{{tag: 2, nack: true}, {tag: 3, multiple: true}}},
-		{"run ending in a nack", 2, 10, []op{{1, false}, {2, true}},
+		{"run ending in a nack", 2, time.Hour, []op{{1, false}, {2, true}},
 			false, []ackFrame{{tag: 1}, {tag: 2, nack: true}}},
-		{"flushHeld sends what waits for a gap", 3, 10, []op{{2, false}, {3, false}},
+		{"flushHeld sends what waits for a gap", 3, time.Hour, []op{{2, false}, {3, false}},
 			true, []ackFrame{{tag: 2}, {tag: 3}}},
 	}
 	for _, c := range cases {
@@ -69,7 +111,7 @@ func TestAckerCoalesces(t *testing.T) {
 }
 
 func TestAckerRefusesDoubleSettle(t *testing.T) {
-	a := newAcker(&frameLog{}, telemetry.Noop().Counter(telemetry.Desc{}), 0)
+	a := newAcker(&frameLog{}, telemetry.Noop().Counter(telemetry.Desc{}), time.Hour)
 	a.track(1)
 	if err := a.settle(1, false); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package amqp091
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -10,51 +9,50 @@ import (
 	"github.com/gobridge-oss/gobridge/core/fault"
 )
 
-// confirmBuffer is the size of the confirmation channel the client
-// library fills; it must be drained continuously, or the connection's
-// reader stalls.
-const confirmBuffer = 4096
+// returnBuffer is how many returned messages may wait to be claimed; the
+// client library gives up on a full listener after a few seconds.
+const (
+	returnBuffer = 256
+	returnsKept  = 1024
+)
 
-// confirmChannel is one channel in confirm mode. Publishes are numbered in
-// the order they are written; one tracker goroutine matches the broker's
-// confirmations and returns to them. Returns and confirmations are read in
-// that single goroutine from an unbuffered return channel, so the return
-// of a message is always seen before its confirmation (the broker sends
-// them in that order and the library hands them over one by one).
+// confirmChannel is one channel in confirm mode. Each publish waits on the
+// deferred confirmation the client library keeps for it; no goroutine of
+// ours is involved.
+//
+// Returns (basic.return, for mandatory publishes no queue took) arrive on
+// a buffered channel. The broker sends a message's return before its ack,
+// and the library hands both over in that order from its one reader
+// goroutine, so once a publish is confirmed its return, if any, is already
+// in the channel or in the claimed list. Draining and claiming happen
+// under one mutex, which makes the check airtight.
 type confirmChannel struct {
-	ch *amqp.Channel
+	ch      *amqp.Channel
+	returns chan amqp.Return
+	closes  chan *amqp.Error
 
-	pubMu sync.Mutex // makes sequence numbers follow write order
-
-	mu      sync.Mutex
-	pending map[uint64]*pendingPub
-	dead    error         // set once the channel closed
-	done    chan struct{} // closed when the tracker returned
+	mu       sync.Mutex
+	returned []amqp.Return // drained, not yet claimed
+	closeErr error
 }
 
 // pendingPub is one publish waiting for its confirmation.
 type pendingPub struct {
-	tag               uint64
+	c                 *confirmChannel
+	dc                *amqp.DeferredConfirmation
+	mandatory         bool
 	id, exchange, key string
-	returned          *amqp.Return
-	res               chan error // buffered: the tracker never blocks
 }
 
 var errReturned = fault.ErrNotFound.WithMessage("the broker returned the message: no queue is bound for its routing key")
 
-func isReturned(err error) bool {
-	return errors.Is(err, errReturned) && fault.CodeOf(err) == fault.CodeNotFound
-}
+func isReturned(err error) bool { return fault.CodeOf(err) == fault.CodeNotFound }
 
 var errNacked = fault.ErrBrokerBusy.WithMessage("the broker refused the message (basic.nack)")
 
-func isNacked(err error) bool {
-	be, ok := fault.As(err)
-	return ok && be.Code() == fault.CodeBrokerBusy && be.Message() == errNacked.Message()
-}
+func isNacked(err error) bool { return fault.CodeOf(err) == fault.CodeBrokerBusy }
 
-// openConfirmChannel opens a channel on conn, puts it in confirm mode and
-// starts its tracker, which ends when the channel closes.
+// openConfirmChannel opens a channel on conn and puts it in confirm mode.
 func openConfirmChannel(conn *amqp.Connection) (*confirmChannel, error) {
 	ch, err := conn.Channel()
 	if err != nil {
@@ -64,138 +62,100 @@ func openConfirmChannel(conn *amqp.Connection) (*confirmChannel, error) {
 		_ = ch.Close()
 		return nil, classify(err, "enable publisher confirms")
 	}
-	c := &confirmChannel{ch: ch, pending: make(map[uint64]*pendingPub), done: make(chan struct{})}
-	closes := ch.NotifyClose(make(chan *amqp.Error, 1))
-	returns := ch.NotifyReturn(make(chan amqp.Return))
-	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, confirmBuffer))
-	go c.track(confirms, returns, closes)
+	c := &confirmChannel{ch: ch}
+	c.closes = ch.NotifyClose(make(chan *amqp.Error, 1))
+	c.returns = ch.NotifyReturn(make(chan amqp.Return, returnBuffer))
 	return c, nil
 }
 
-func (c *confirmChannel) track(confirms <-chan amqp.Confirmation, returns <-chan amqp.Return, closes <-chan *amqp.Error) {
-	defer close(c.done)
-	for confirms != nil || returns != nil {
-		select {
-		case r, ok := <-returns:
-			if !ok {
-				returns = nil
-				continue
-			}
-			c.onReturn(&r)
-		case cf, ok := <-confirms:
-			if !ok {
-				confirms = nil
-				continue
-			}
-			c.onConfirm(cf)
-		}
-	}
-	cerr := <-closes // buffered, and closed by the library after use
-	var err error = amqp.ErrClosed
-	if cerr != nil {
-		err = cerr
-	}
-	c.fail(classify(err, "publish channel closed"))
-}
-
-func (c *confirmChannel) onConfirm(cf amqp.Confirmation) {
-	c.mu.Lock()
-	p := c.pending[cf.DeliveryTag]
-	delete(c.pending, cf.DeliveryTag)
-	c.mu.Unlock()
-	if p == nil {
-		return // its publish failed and was withdrawn
-	}
-	switch {
-	case !cf.Ack:
-		p.res <- errNacked
-	case p.returned != nil:
-		p.res <- errReturned.With("exchange", p.exchange).With("routing_key", p.key).
-			With("reply", p.returned.ReplyText)
-	default:
-		p.res <- nil
-	}
-}
-
-// onReturn marks the oldest unconfirmed publish with the returned
-// message's ID, exchange and routing key. Two such publishes are the same
-// message sent to the same place, so either choice is right.
-func (c *confirmChannel) onReturn(r *amqp.Return) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var best *pendingPub
-	for _, p := range c.pending {
-		if p.returned == nil && p.id == r.MessageId && p.exchange == r.Exchange && p.key == r.RoutingKey &&
-			(best == nil || p.tag < best.tag) {
-			best = p
-		}
-	}
-	if best != nil {
-		best.returned = r
-	}
-}
-
-// fail ends every pending publish with err and refuses new ones.
-func (c *confirmChannel) fail(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.dead = err
-	for tag, p := range c.pending {
-		p.res <- err
-		delete(c.pending, tag)
-	}
-}
-
 // alive reports whether the channel still takes publishes.
-func (c *confirmChannel) alive() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dead == nil && !c.ch.IsClosed()
-}
+func (c *confirmChannel) alive() bool { return !c.ch.IsClosed() }
 
 // publish writes msg and returns the handle to wait on for its
 // confirmation.
 func (c *confirmChannel) publish(exchange, key string, mandatory bool, msg *amqp.Publishing) (*pendingPub, error) {
-	p := &pendingPub{id: msg.MessageId, exchange: exchange, key: key, res: make(chan error, 1)}
-	c.pubMu.Lock()
-	defer c.pubMu.Unlock()
-	p.tag = c.ch.GetNextPublishSeqNo()
-	c.mu.Lock()
-	if c.dead != nil {
-		err := c.dead
-		c.mu.Unlock()
-		return nil, err
-	}
-	c.pending[p.tag] = p
-	c.mu.Unlock()
-	if _, err := c.ch.PublishWithDeferredConfirm(exchange, key, mandatory, false, *msg); err != nil {
-		c.mu.Lock()
-		delete(c.pending, p.tag)
-		c.mu.Unlock()
+	dc, err := c.ch.PublishWithDeferredConfirm(exchange, key, mandatory, false, *msg)
+	if err != nil {
 		return nil, classify(err, "publish")
 	}
-	return p, nil
+	return &pendingPub{c: c, dc: dc, mandatory: mandatory, id: msg.MessageId, exchange: exchange, key: key}, nil
 }
 
 // wait returns the publish's outcome, or a transient error when ctx ends
 // first (the message may still arrive: at-least-once).
 func (p *pendingPub) wait(ctx context.Context) error {
 	select {
-	case err := <-p.res:
-		return err
+	case <-p.dc.Done():
 	case <-ctx.Done():
 		return classify(ctx.Err(), "wait for publisher confirm")
 	}
-}
-
-// close closes the channel and waits for the tracker within ctx.
-func (c *confirmChannel) close(ctx context.Context) {
-	_ = c.ch.Close()
-	select {
-	case <-c.done:
-	case <-ctx.Done():
+	switch {
+	case p.dc.Acked():
+		if p.mandatory && p.c.claimReturn(p.id, p.exchange, p.key) {
+			return errReturned.With("exchange", p.exchange).With("routing_key", p.key)
+		}
+		return nil
+	case p.c.ch.IsClosed():
+		return p.c.closeError()
+	default:
+		return errNacked
 	}
 }
+
+// claimReturn reports whether a return matching the publish arrived, and
+// consumes it. Two outstanding publishes with the same message ID, exchange
+// and routing key are the same message sent to the same place; either may
+// claim its return.
+func (c *confirmChannel) claimReturn(id, exchange, key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for drained := false; !drained; {
+		select {
+		case r, ok := <-c.returns:
+			if !ok {
+				drained = true
+				break
+			}
+			c.returned = append(c.returned, r)
+		default:
+			drained = true
+		}
+	}
+	if n := len(c.returned); n > returnsKept {
+		c.returned = append(c.returned[:0], c.returned[n-returnsKept:]...) // unclaimed: their senders gave up
+	}
+	for i, r := range c.returned {
+		if r.MessageId == id && r.Exchange == exchange && r.RoutingKey == key {
+			c.returned = append(c.returned[:i], c.returned[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// closeError classifies why the channel closed: access refused and a
+// missing exchange are permanent, anything else transient. The library
+// reports the reason before it fails the pending confirmations.
+func (c *confirmChannel) closeError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeErr == nil {
+		select {
+		case e, ok := <-c.closes:
+			if ok && e != nil {
+				c.closeErr = classify(e, "publish channel closed")
+			}
+		default:
+		}
+	}
+	if c.closeErr == nil {
+		return classify(amqp.ErrClosed, "publish channel closed before the confirm")
+	}
+	return c.closeErr
+}
+
+// close closes the channel; publishes still waiting fail.
+func (c *confirmChannel) close(context.Context) { _ = c.ch.Close() }
 
 // publisher keeps one live confirm channel on a session, opening a new one
 // after the previous one or its connection died.

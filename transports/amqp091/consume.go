@@ -40,7 +40,7 @@ func (r *Receiver) consume(ctx context.Context, l *link, emit ports.EmitFunc) (p
 		_ = ch.Close()
 		return false, classify(err, "consume "+r.cfg.Queue)
 	}
-	cc := &consumeChan{r: r, ch: ch, tag: tag, acker: newAcker(ch, r.m.ackFrames, r.hold)}
+	cc := &consumeChan{r: r, ch: ch, tag: tag, acker: newAcker(ch, r.m.ackFrames, r.ackHold)}
 	r.register(cc)
 	defer cc.detach()
 	for {
@@ -140,6 +140,7 @@ func (c *consumeChan) closeNow() {
 	}
 	c.mu.Unlock()
 	c.acker.flushHeld()
+	c.acker.stop()
 	_ = c.ch.Close()
 	c.r.unregister(c)
 }

@@ -17,6 +17,7 @@ import (
 type delivery struct {
 	cc      *consumeChan
 	raw     amqp.Delivery
+	env     messaging.Envelope
 	in      inbound
 	settled atomic.Bool
 }
@@ -27,7 +28,9 @@ var (
 )
 
 func newDelivery(cc *consumeChan, d *amqp.Delivery) *delivery {
-	return &delivery{cc: cc, raw: *d, in: toEnvelope(d, time.Now())}
+	dl := &delivery{cc: cc, raw: *d}
+	dl.in = fillEnvelope(&dl.raw, &dl.env, time.Now)
+	return dl
 }
 
 func (d *delivery) Envelope() *messaging.Envelope { return d.in.env }

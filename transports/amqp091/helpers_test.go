@@ -120,7 +120,7 @@ func (a *admin) watch(queue string) <-chan conformance.Received {
 	go func() {
 		defer close(out)
 		for d := range ds {
-			in := toEnvelope(&d, time.Now())
+			in := toEnvelope(&d, time.Now)
 			out <- conformance.Received{Subject: in.env.Subject, Payload: in.env.Payload(), Headers: in.env.Headers}
 		}
 	}()
@@ -139,7 +139,7 @@ func (a *admin) publish(ctx context.Context, exchange, key string, env *messagin
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
-	pub := toPublishing(env, amqp.Persistent, "", time.Now())
+	pub := toPublishing(env, amqp.Persistent, "", time.Now(), nil)
 	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, true, false, pub)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ type Receiver struct {
 	log      *slog.Logger
 	m        receiverMetrics
 	prefetch int
-	hold     int // acks held back waiting for a run, see acker
+	ackHold  time.Duration // 0: no coalescing, see acker
 	delays   []retryBucket
 	retryPub publisher
 
@@ -62,9 +62,12 @@ func NewReceiver(sess *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, 
 		log:      o.logger.With("receiver", o.name, "queue", cfg.Queue),
 		m:        newReceiverMetrics(o.meter, o.name),
 		prefetch: prefetch,
-		hold:     prefetch / 4,
+		ackHold:  cfg.AckHold,
 		retryPub: publisher{sess: sess},
 		chans:    make(map[*consumeChan]struct{}),
+	}
+	if !*cfg.AckCoalescing {
+		r.ackHold = 0
 	}
 	if cfg.Retry.Mode == RetryDelayed {
 		r.delays = retryBuckets(cfg.Retry)

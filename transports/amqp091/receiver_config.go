@@ -27,6 +27,7 @@ const (
 const (
 	DefaultPrefetch        = 100
 	DefaultLinger          = 30 * time.Second
+	DefaultAckHold         = 20 * time.Millisecond
 	DefaultRetryWaitPrefix = ".retry."
 	DefaultRetryExchange   = ".retry"
 )
@@ -59,6 +60,13 @@ type ReceiverConfig struct {
 	// deliveries still being handled can be acknowledged (30s). Whatever is
 	// unsettled then goes back to the queue.
 	Linger time.Duration `yaml:"linger" json:"linger"`
+	// AckCoalescing acknowledges runs of consecutive deliveries with one
+	// multiple ack (true). Off, every ack is its own frame.
+	AckCoalescing *bool `yaml:"ack_coalescing" json:"ack_coalescing"`
+	// AckHold bounds how long finished deliveries wait for an older one
+	// still being handled so that their acks can join a run (20ms); after
+	// that they are acked one by one.
+	AckHold time.Duration `yaml:"ack_hold" json:"ack_hold"`
 	// Retry configures Delivery.Retry.
 	Retry RetryConfig `yaml:"retry" json:"retry"`
 }
@@ -85,6 +93,11 @@ type RetryConfig struct {
 // Prefetch stays 0 here: NewReceiver resolves it from WithMaxInFlight.
 func (c ReceiverConfig) WithDefaults() ReceiverConfig {
 	setDefault(&c.Linger, DefaultLinger)
+	setDefault(&c.AckHold, DefaultAckHold)
+	if c.AckCoalescing == nil {
+		t := true
+		c.AckCoalescing = &t
+	}
 	setDefault(&c.Retry.Mode, RetryDelayed)
 	if c.Retry.Exchange == "" && c.Queue != "" {
 		c.Retry.Exchange = c.Queue + DefaultRetryExchange
@@ -113,6 +126,7 @@ func (c ReceiverConfig) Validate() error {
 		ps.add("prefetch", "must be in [0,65535], got %d", c.Prefetch)
 	}
 	checkPositive(&ps, "linger", c.Linger)
+	checkPositive(&ps, "ack_hold", c.AckHold)
 	checkArguments(&ps, "consumer_arguments", c.ConsumerArguments)
 	switch c.Retry.Mode {
 	case RetryDelayed:

@@ -3,6 +3,7 @@ package amqp091
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,7 @@ type Sender struct {
 	m         senderMetrics
 	pub       publisher
 	slots     chan struct{} // MaxOutstanding publishes awaiting confirms
+	tables    sync.Pool     // of amqp.Table, header tables between publishes
 	closed    atomic.Bool
 }
 
@@ -53,6 +55,7 @@ func NewSender(sess *Session, cfg SenderConfig, opts ...Option) (*Sender, error)
 		pub:   publisher{sess: sess},
 		slots: make(chan struct{}, cfg.MaxOutstanding),
 	}
+	s.tables.New = func() any { return make(amqp.Table, 8) }
 	if cfg.DeliveryMode == Transient {
 		s.mode = amqp.Transient
 	}
@@ -96,7 +99,14 @@ func (s *Sender) publish(ctx context.Context, msg ports.OutboundMessage) (*pendi
 		<-s.slots
 		return nil, fault.ErrInvalidPayload.WithMessage("outbound message without an envelope")
 	}
-	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now())
+	// The client library encodes the headers during the publish call and
+	// keeps no reference, so the table is reused for the next message.
+	h := s.tables.Get().(amqp.Table)
+	defer func() {
+		clear(h)
+		s.tables.Put(h)
+	}()
+	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now(), h)
 	for attempt := 1; ; attempt++ {
 		c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
 		if err != nil {

@@ -242,6 +242,9 @@ func (s *Session) dial() (*amqp.Connection, error) {
 				_ = c.Close()
 				return nil, err
 			}
+			if boolOr(s.cfg.CoalesceWrites, true) {
+				return newCoalescingConn(c), nil
+			}
 			return c, nil
 		},
 	}

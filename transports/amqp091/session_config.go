@@ -37,6 +37,9 @@ type SessionConfig struct {
 	// DialTimeout bounds the TCP, TLS and AMQP handshakes of one
 	// connection attempt (30s).
 	DialTimeout time.Duration `yaml:"dial_timeout" json:"dial_timeout"`
+	// CoalesceWrites batches the frames that concurrent publishes and
+	// acks write into fewer socket writes (true). See README, Benchmarks.
+	CoalesceWrites *bool `yaml:"coalesce_writes" json:"coalesce_writes"`
 	// TLS configures amqps connections.
 	TLS TLSConfig `yaml:"tls" json:"tls"`
 	// Reconnect is the backoff between connection attempts.

@@ -66,7 +66,13 @@ type inbound struct {
 // absent), the creation time from timestamp, the expiry from expiration,
 // the other properties and the routing key into amqp091.* headers, and
 // every other header as it is (nested tables as maps).
-func toEnvelope(d *amqp.Delivery, now time.Time) inbound {
+func toEnvelope(d *amqp.Delivery, now func() time.Time) inbound {
+	return fillEnvelope(d, new(messaging.Envelope), now)
+}
+
+// fillEnvelope is toEnvelope into env, which a delivery embeds to save an
+// allocation per message.
+func fillEnvelope(d *amqp.Delivery, env *messaging.Envelope, now func() time.Time) inbound {
 	var in inbound
 	subject := ""
 	switch v := d.Headers[messaging.SubjectCarrier].(type) {
@@ -75,12 +81,15 @@ func toEnvelope(d *amqp.Delivery, now time.Time) inbound {
 	case []byte:
 		subject = string(v)
 	}
-	env := messaging.NewEnvelopeFromImmutablePayload(subject, d.Body)
+	// Built by hand rather than with NewEnvelope: the ID and creation time
+	// usually come with the message, and generating them is wasted work.
+	h := make(map[string]any, len(d.Headers)+4)
+	*env = messaging.Envelope{ID: d.MessageId, Subject: subject, Headers: h}
+	env.SetPayload(d.Body) // the library allocated it for this delivery alone
 	in.env = env
-	if d.MessageId != "" {
-		env.ID = d.MessageId
+	if env.ID == "" {
+		env.ID = messaging.NewID()
 	}
-	h := env.Headers
 	rk, ex := d.RoutingKey, d.Exchange
 	for k, v := range d.Headers {
 		switch k {
@@ -115,11 +124,15 @@ func toEnvelope(d *amqp.Delivery, now time.Time) inbound {
 	}
 	if !d.Timestamp.IsZero() {
 		env.CreatedAt = d.Timestamp.UTC()
+	} else {
+		env.CreatedAt = now().UTC()
 	}
-	if ms, err := strconv.ParseInt(d.Expiration, 10, 64); err == nil && ms >= 0 {
-		// The broker drops expired messages, so what it delivers has at most
-		// the full TTL left.
-		env.ExpiresAt = now.Add(time.Duration(ms) * time.Millisecond)
+	if d.Expiration != "" {
+		if ms, err := strconv.ParseInt(d.Expiration, 10, 64); err == nil && ms >= 0 {
+			// The broker drops expired messages, so what it delivers has at
+			// most the full TTL left.
+			env.ExpiresAt = now().Add(time.Duration(ms) * time.Millisecond)
+		}
 	}
 	return in
 }
@@ -134,8 +147,12 @@ func setIf(h map[string]any, k, v string) {
 // gobridge.subject header, the ID into message-id, CreatedAt into
 // timestamp, the remaining time to live into expiration and the amqp091.*
 // property headers back into properties. mode is 2 for persistent.
-func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Time) amqp.Publishing {
-	h := make(amqp.Table, len(env.Headers)+1)
+//
+// h receives the headers; it must be empty. Nil allocates a table.
+func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Time, h amqp.Table) amqp.Publishing {
+	if h == nil {
+		h = make(amqp.Table, len(env.Headers)+1)
+	}
 	p := amqp.Publishing{
 		Headers:      h,
 		Body:         env.PayloadView(),

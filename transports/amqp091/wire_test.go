@@ -37,7 +37,7 @@ func TestWireRoundTrip(t *testing.T) {
 		"x-delivery-count":       int64(3),
 		messaging.HeaderTenantID: "acme",
 	}
-	p := toPublishing(env, amqp.Persistent, "gobridge", now)
+	p := toPublishing(env, amqp.Persistent, "gobridge", now, nil)
 	if p.Expiration != "90000" || p.CorrelationId != "corr-1" || p.ContentType != "application/json" ||
 		p.Priority != 5 || p.AppId != "gobridge" || p.UserId != "" || p.DeliveryMode != amqp.Persistent {
 		t.Errorf("properties: %+v", p)
@@ -51,7 +51,7 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Fatalf("headers are not a valid AMQP table: %v", err)
 	}
 	d := deliveryOf(p, "events", "orders.eu")
-	in := toEnvelope(&d, now)
+	in := toEnvelope(&d, func() time.Time { return now })
 	got := in.env
 	if got.ID != env.ID || got.Subject != env.Subject || !got.CreatedAt.Equal(env.CreatedAt) || !got.ExpiresAt.Equal(env.ExpiresAt) {
 		t.Errorf("got ID %q subject %q created %v expires %v", got.ID, got.Subject, got.CreatedAt, got.ExpiresAt)
@@ -75,7 +75,7 @@ func TestInboundRetryBookkeeping(t *testing.T) {
 		messaging.SubjectCarrier: []byte("s"), HeaderRetryCount: int64(2),
 		HeaderRetryRoutingKey: "orig.key", HeaderRetryExchange: "orig-ex", "x-delivery-count": int64(1),
 	}}
-	in := toEnvelope(&d, time.Now())
+	in := toEnvelope(&d, time.Now)
 	dl := &delivery{raw: d, in: in}
 	n, ok := dl.RedeliveryCount()
 	got := []any{in.env.Subject, in.env.Headers[HeaderRoutingKey], in.env.Headers[HeaderExchange], n, ok,
@@ -84,7 +84,7 @@ func TestInboundRetryBookkeeping(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	d.Headers = amqp.Table{}
-	dl = &delivery{raw: d, in: toEnvelope(&d, time.Now())}
+	dl = &delivery{raw: d, in: toEnvelope(&d, time.Now)}
 	if n, ok := dl.RedeliveryCount(); n != 1 || !ok {
 		t.Errorf("classic redelivery without counts = %d, %v; want 1, true", n, ok)
 	}
