@@ -137,3 +137,54 @@ func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
 		t.Errorf("generation %d after one applied and one refused reload, want 2", got)
 	}
 }
+
+// TestBrokerDownAtStartIsNotFatal starts a bridge whose MQTT broker is
+// unreachable: it runs, and readiness reports it not connected instead of
+// the process failing.
+func TestBrokerDownAtStartIsNotFatal(t *testing.T) {
+	reg, err := bundle.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := freePort(t) // nothing listens there any more
+	f, err := config.Parse([]byte(fmt.Sprintf(`
+bridge: {id: unit}
+sessions:
+  - {id: broker, type: mqtt, settings: {urls: ["mqtt://127.0.0.1:%d"], connect_timeout: 1s}}
+receivers:
+  - {id: in, type: mqtt, session_id: broker, settings: {subscriptions: [{topic: "a/#", qos: 0}]}}
+senders:
+  - {id: out, type: sse, settings: {listen: "127.0.0.1:%d"}}
+bindings:
+  - {id: b, sender_id: out, address: x}
+routes:
+  - {id: r, receiver_id: in, bindings: [b], policy: {allow_retry_drop: true, on_expired: drop, on_permanent_failure: drop}}
+`, dead, freePort(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Validate(f, reg, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(t.Context(), f, Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Status(t.Context()).StartedAt.IsZero() {
+		if time.Now().After(deadline) {
+			t.Fatal("bridge did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if r := b.Readiness(t.Context()); r.Level != httpapi.LevelNone {
+		t.Errorf("readiness %+v with the broker down, want level none", r)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

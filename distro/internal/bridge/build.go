@@ -123,9 +123,15 @@ func (b *Bridge) startSessions(ctx context.Context) error {
 		if !ok || c.kind != registry.KindSession || c.started {
 			continue
 		}
-		if err := s.Start(ctx); err != nil {
+		err := s.Start(ctx)
+		if err != nil && !fault.IsRecoverable(err) {
 			errs = append(errs, fmt.Errorf("%s: %w", k, err))
 			continue
+		}
+		if err != nil {
+			// The broker is down or unreachable for now: the session keeps
+			// reconnecting on its own, and readiness says it is not connected.
+			b.log.Warn("session not connected yet; it keeps trying", "session", c.id, "err", err)
 		}
 		c.started = true
 	}
