@@ -33,8 +33,9 @@ type Sender struct {
 	closed atomic.Bool
 }
 
-// NewSender checks cfg and builds a sender on s. It does not connect; the
-// session must be started (a receiver's Run or the distro starts it).
+// NewSender checks cfg and builds a sender on s. It does not connect: the
+// session starts with a receiver's Run, an explicit Start, or else the
+// first Send (which then waits for the first connection attempt).
 func NewSender(s *Session, cfg SenderConfig, opts ...Option) (*Sender, error) {
 	if s == nil {
 		return nil, fault.ErrInvalidConfig.WithMessage("mqtt sender needs a session")
@@ -94,7 +95,12 @@ func (sn *Sender) send(ctx context.Context, msg ports.OutboundMessage) error {
 	}
 	cm := sn.s.manager()
 	if cm == nil {
-		return fault.ErrConnectionLost.WithMessage("mqtt session not started")
+		// The first send starts the session, for routes that have no MQTT
+		// receiver to do it.
+		if err := sn.s.Start(ctx); err != nil {
+			return err
+		}
+		cm = sn.s.manager()
 	}
 	resp, err := cm.Publish(ctx, pub)
 	return publishFault(ctx, resp, err)

@@ -189,3 +189,22 @@ func TestQoS2EndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSendStartsTheSession covers a route with an MQTT sender and no
+// MQTT receiver.
+func TestFirstSendStartsTheSession(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	topic := "gobridge-it/lazy/" + unique()
+	obs := newObserver(t, topic)
+	snd, err := NewSender(newSession(t, SessionConfig{}), SenderConfig{DefaultTopic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snd.Send(ctx, ports.OutboundMessage{Envelope: numberedEnvelope(7)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := obs.receive(ctx, topic); err != nil || string(got.Payload) != "m-00007" {
+		t.Errorf("received %q, %v", got.Payload, err)
+	}
+}
