@@ -8,23 +8,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/registry"
 )
 
 // TestConfigsDecodeThroughTheRegistry decodes the README's settings blocks
-// the way the distro does (yaml tags, durations as strings, strict keys)
-// and checks the JSON Schema of each config can be produced.
+// through this module's factories, the way the distro does (yaml tags,
+// durations as strings, strict keys), checks the JSON Schema of each
+// config can be produced, and that a receiver needs an MQTT session.
 func TestConfigsDecodeThroughTheRegistry(t *testing.T) {
-	session := registry.Session("mqtt", "MQTT v5 session", func(context.Context, SessionConfig, registry.Deps) (ports.Session, error) {
-		return nil, nil
-	})
-	recv := registry.Receiver("mqtt", "MQTT v5 receiver", func(context.Context, ReceiverConfig, registry.Deps) (ports.Receiver, error) {
-		return nil, nil
-	})
-	send := registry.Sender("mqtt", "MQTT v5 sender", func(context.Context, SenderConfig, registry.Deps) (ports.Sender, error) {
-		return nil, nil
-	})
+	session, recv, send := SessionFactory(), ReceiverFactory(), SenderFactory()
 	got, err := session.Decode(map[string]any{
 		"urls": []any{"mqtts://broker.example.com:8883"}, "client_id": "gobridge-plant-1",
 		"session_expiry": "1h", "username": "bridge", "password": "pw",
@@ -70,5 +63,8 @@ func TestConfigsDecodeThroughTheRegistry(t *testing.T) {
 		if !json.Valid(f.Schema()) {
 			t.Errorf("%s schema is not JSON", f.Kind())
 		}
+	}
+	if _, err := recv.Build(context.Background(), r, registry.Deps{ID: "in"}); fault.CodeOf(err) != fault.CodeInvalidConfig {
+		t.Errorf("a receiver without a session: %v, want INVALID_CONFIG", err)
 	}
 }
