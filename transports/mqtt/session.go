@@ -176,9 +176,10 @@ func (s *Session) onViolation(v *IngressViolation) {
 	}
 	s.m.violations.Add(1)
 	s.o.logger.Error("mqtt session ended by the ingress guard", "session", s.o.name, "violation", v.Error())
-	close(s.terminated)
+	// Health and the event first: whoever wakes on terminated sees them.
 	s.st.end("ended by the ingress guard: " + v.Error())
 	s.st.emit(ports.EventError, v)
+	close(s.terminated)
 	s.firstOutcome(fault.ErrProtocolError.WithMessage("mqtt session").Wrap(v))
 	s.mu.Lock()
 	stop := s.stop
