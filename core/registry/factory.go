@@ -142,3 +142,24 @@ func Processor[C any](typ, doc string, build func(ctx context.Context, cfg C, d 
 func Store[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (any, error)) StoreFactory {
 	return builder[C, any]{typed[C]{KindStore, typ, doc}, build}
 }
+
+// RouteFacts is what a receiver factory's admission check may know about
+// the route its receiver feeds.
+type RouteFacts struct {
+	RouteID string
+	// DeliveryMode is direct_hold or shared_outbox.
+	DeliveryMode string
+	// HasDLQ is true when the bridge has a DLQ store.
+	HasDLQ bool
+	// AllowRetryDrop is the route's policy.allow_retry_drop.
+	AllowRetryDrop bool
+}
+
+// Admitter is implemented by receiver factories whose transport admits a
+// route only under conditions of its own (MQTT: direct_hold needs a
+// resuming session for QoS 1/2). Admit gets the decoded receiver config,
+// the decoded config of the session it names (nil without one), and the
+// route's facts; an error refuses the configuration at load.
+type Admitter interface {
+	Admit(receiverCfg, sessionCfg any, route RouteFacts) error
+}

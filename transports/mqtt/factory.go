@@ -50,8 +50,13 @@ func SessionFactory() registry.SessionFactory {
 }
 
 // ReceiverFactory builds MQTT receivers (`type: mqtt` under receivers) on
-// the session the entry's session_id names.
+// the session the entry's session_id names. It also implements
+// registry.Admitter: a direct_hold route is admitted per AdmitDirectHold.
 func ReceiverFactory() registry.ReceiverFactory {
+	return admittingReceiverFactory{receiverFactory()}
+}
+
+func receiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "subscribes to MQTT topic filters",
 		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
 			s, err := sessionOf(d)
@@ -73,4 +78,22 @@ func SenderFactory() registry.SenderFactory {
 			}
 			return NewSender(s, cfg, factoryOptions(d)...)
 		})
+}
+
+// admittingReceiverFactory adds the direct_hold admission check of
+// AdmitDirectHold to the receiver factory.
+type admittingReceiverFactory struct{ registry.ReceiverFactory }
+
+// Admit applies AdmitDirectHold to routes in direct_hold; shared_outbox
+// routes need nothing from the session.
+func (admittingReceiverFactory) Admit(receiverCfg, sessionCfg any, route registry.RouteFacts) error {
+	if route.DeliveryMode != "" && route.DeliveryMode != "direct_hold" {
+		return nil
+	}
+	rc, ok := receiverCfg.(ReceiverConfig)
+	if !ok {
+		return nil
+	}
+	sc, _ := sessionCfg.(SessionConfig)
+	return AdmitDirectHold(sc, rc, RouteFacts{RouteID: route.RouteID, HasDLQ: route.HasDLQ, AllowRetryDrop: route.AllowRetryDrop})
 }

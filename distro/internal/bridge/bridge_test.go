@@ -188,3 +188,32 @@ routes:
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// TestMQTTAdmissionAtLoad refuses a direct_hold route on QoS 1 without a
+// resuming session, naming the route's delivery_mode.
+func TestMQTTAdmissionAtLoad(t *testing.T) {
+	reg, err := bundle.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Parse([]byte(`
+bridge: {id: unit}
+sessions:
+  - {id: broker, type: mqtt, settings: {urls: ["mqtt://127.0.0.1:1883"]}}
+receivers:
+  - {id: in, type: mqtt, session_id: broker, settings: {subscriptions: [{topic: "a/#", qos: 1}]}}
+senders:
+  - {id: out, type: webhook, settings: {url: "http://127.0.0.1:1/x"}}
+bindings:
+  - {id: b, sender_id: out}
+routes:
+  - {id: r, receiver_id: in, bindings: [b], policy: {on_expired: drop, on_permanent_failure: drop}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Validate(f, reg, nil)
+	if err == nil || !strings.Contains(err.Error(), "routes[0].delivery_mode") || !strings.Contains(err.Error(), "resuming") {
+		t.Fatalf("Validate = %v; want the direct_hold admission refused at routes[0].delivery_mode", err)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // names processors constructed in Go that routes may list.
 func Validate(f *config.File, reg *registry.Registry, goProcessors []string) ([]config.Warning, error) {
 	return f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
-		SettingsCheck(reg), receiverUseCheck)
+		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg))
 }
 
 // SettingsCheck decodes every component's and store's settings with its
@@ -68,4 +68,52 @@ func receiverUseCheck(f *config.File) []config.Problem {
 		}
 	}
 	return out
+}
+
+// AdmissionCheck asks each receiver factory that implements
+// registry.Admitter whether it admits the route its receiver feeds.
+func AdmissionCheck(reg *registry.Registry) config.Check {
+	return func(f *config.File) []config.Problem {
+		var out []config.Problem
+		for i, r := range f.Routes {
+			rc, ok := componentByID(f.Receivers, r.ReceiverID)
+			if !ok {
+				continue
+			}
+			fac, ok := reg.Receiver(rc.Type)
+			adm, isAdm := fac.(registry.Admitter)
+			if !ok || !isAdm {
+				continue
+			}
+			rcfg, err := fac.Decode(rc.Settings)
+			if err != nil {
+				continue // SettingsCheck reports it
+			}
+			var scfg any
+			if sc, ok := componentByID(f.Sessions, rc.SessionID); ok {
+				if sf, ok := reg.Session(sc.Type); ok {
+					scfg, _ = sf.Decode(sc.Settings)
+				}
+			}
+			mode := r.DeliveryMode
+			if mode == "" {
+				mode = config.DeliveryDirectHold
+			}
+			facts := registry.RouteFacts{RouteID: r.ID, DeliveryMode: mode, HasDLQ: f.Stores.DLQ != nil, AllowRetryDrop: r.Policy.AllowRetryDrop}
+			if err := adm.Admit(rcfg, scfg, facts); err != nil {
+				out = append(out, config.Problem{Path: fmt.Sprintf("routes[%d].delivery_mode", i), Message: err.Error()})
+			}
+		}
+		return out
+	}
+}
+
+// componentByID finds the component id in cs.
+func componentByID(cs []config.Component, id string) (config.Component, bool) {
+	for _, c := range cs {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return config.Component{}, false
 }
