@@ -22,7 +22,8 @@ import (
 // consuming, forwarding and settling every message.
 //
 //	go test -run '^$' -bench ForwardVsBaseline -benchtime 40000x -count 3 .
-//	go test -run '^$' -bench 'Forward$' -benchtime 20000x -count 5 . | benchstat -
+//	go test -run '^$' -bench 'Forward$' -benchtime 20000x -count 5 . > out.txt
+//	benchstat -col /impl out.txt
 const (
 	benchWindow  = 500 // prefetch and outstanding confirms
 	benchPayload = 256
@@ -39,12 +40,12 @@ type forwarder struct {
 func forwarders() []forwarder {
 	off := false
 	return []forwarder{
-		{"baseline", prepareBaseline},
-		{"bridge", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: true})},
-		{"bridge-ack-each", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceWrites: true})},
-		{"bridge-plain-writes", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: off})},
-		{"bridge-inflight-200", bridgeVariant(bridgeSettings{inFlight: 200, coalesceAcks: true, coalesceWrites: true})},
-		{"bridge-two-conns", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: true, twoConns: true})},
+		{"impl=baseline", prepareBaseline},
+		{"impl=bridge", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: true})},
+		{"impl=bridge-ack-each", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceWrites: true})},
+		{"impl=bridge-plain-writes", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: off})},
+		{"impl=bridge-inflight-200", bridgeVariant(bridgeSettings{inFlight: 200, coalesceAcks: true, coalesceWrites: true})},
+		{"impl=bridge-two-conns", bridgeVariant(bridgeSettings{inFlight: benchWindow, coalesceAcks: true, coalesceWrites: true, twoConns: true})},
 	}
 }
 
@@ -113,8 +114,9 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 	rate := func(t total) float64 { return float64(t.n) / t.wall.Seconds() }
 	cpu := func(t total) float64 { return float64(t.cpu.Microseconds()) / float64(t.n) }
 	for i, fw := range fws {
-		b.ReportMetric(rate(totals[i]), fw.name+"-msg/s")
-		b.ReportMetric(cpu(totals[i]), fw.name+"-cpu-µs/msg")
+		name := strings.TrimPrefix(fw.name, "impl=")
+		b.ReportMetric(rate(totals[i]), name+"-msg/s")
+		b.ReportMetric(cpu(totals[i]), name+"-cpu-µs/msg")
 	}
 	b.ReportMetric(rate(totals[1])/rate(totals[0]), "throughput-ratio")
 	b.ReportMetric(cpu(totals[1])/cpu(totals[0]), "cpu-ratio")
@@ -144,7 +146,8 @@ func newBenchFixture(b *testing.B, url string, n int) benchFixture {
 	if err := ch.QueueBind(f.dst, "out", f.ex, false, nil); err != nil {
 		b.Fatal(err)
 	}
-	a.deleteOnCleanup([]string{f.src, f.dst}, []string{f.ex})
+	waits, retryEx := retryObjects(ReceiverConfig{Queue: f.src}) // the bridge's receivers declare them
+	a.deleteOnCleanup(append([]string{f.src, f.dst}, waits...), []string{f.ex, retryEx})
 	body := []byte(strings.Repeat("x", benchPayload))
 	pub, err := a.conn.Channel()
 	if err != nil {
@@ -179,7 +182,7 @@ func profileWindow(b *testing.B, variant string) func() {
 	if base == "" || b.N < 1000 {
 		return func() {}
 	}
-	f, err := os.Create(base + "-" + variant + ".prof")
+	f, err := os.Create(base + "-" + strings.TrimPrefix(variant, "impl=") + ".prof")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -215,3 +215,13 @@ func freePort(addr string) bool {
 	_ = c.Close()
 	return false
 }
+
+// retryObjects names the retry exchange and wait queues a receiver with
+// cfg declares, for cleanup.
+func retryObjects(cfg ReceiverConfig) (queues []string, exchange string) {
+	cfg = cfg.WithDefaults()
+	for _, b := range retryBuckets(cfg.Retry) {
+		queues = append(queues, cfg.Retry.QueuePrefix+b.label)
+	}
+	return queues, cfg.Retry.Exchange
+}

@@ -144,7 +144,8 @@ func setIf(h map[string]any, k, v string) {
 }
 
 // toPublishing maps an envelope to a publishing: the subject into the
-// gobridge.subject header, the ID into message-id, CreatedAt into
+// gobridge.subject header (internal-only x-bridge.* headers, which every
+// bridge strips at ingress, are left out), the ID into message-id, CreatedAt into
 // timestamp, the remaining time to live into expiration and the amqp091.*
 // property headers back into properties. mode is 2 for persistent.
 //
@@ -181,7 +182,7 @@ func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Ti
 				p.Priority = uint8(n)
 			}
 		default:
-			if brokerHeader(k) {
+			if brokerHeader(k) || messaging.IsInternalOnly(k) {
 				continue
 			}
 			fv, err := toField(v)

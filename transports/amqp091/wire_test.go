@@ -36,13 +36,14 @@ func TestWireRoundTrip(t *testing.T) {
 		HeaderUserID:             "someone",
 		"x-delivery-count":       int64(3),
 		messaging.HeaderTenantID: "acme",
+		messaging.HeaderRouteID:  "route-1",
 	}
 	p := toPublishing(env, amqp.Persistent, "gobridge", now, nil)
 	if p.Expiration != "90000" || p.CorrelationId != "corr-1" || p.ContentType != "application/json" ||
 		p.Priority != 5 || p.AppId != "gobridge" || p.UserId != "" || p.DeliveryMode != amqp.Persistent {
 		t.Errorf("properties: %+v", p)
 	}
-	for _, k := range []string{HeaderRoutingKey, HeaderUserID, "x-delivery-count", HeaderCorrelationID} {
+	for _, k := range []string{HeaderRoutingKey, HeaderUserID, "x-delivery-count", HeaderCorrelationID, messaging.HeaderRouteID} {
 		if _, ok := p.Headers[k]; ok {
 			t.Errorf("header %s was published", k)
 		}
