@@ -78,23 +78,41 @@ func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	if err := ctxErr(ctx, "send"); err != nil {
 		return err
 	}
-	p, err := s.publish(ctx, msg)
+	err := s.acquireSlot(ctx)
 	if err == nil {
-		err = p.wait(ctx)
-		<-s.slots
+		var p *pendingPub
+		if p, err = s.write(ctx, msg); err == nil {
+			err = p.wait(ctx)
+			<-s.slots
+		}
 	}
 	s.m.record(err)
 	return err
 }
 
-// publish takes an outstanding slot and writes msg; the slot is released
-// by the caller once the outcome is known, or here on failure.
-func (s *Sender) publish(ctx context.Context, msg ports.OutboundMessage) (*pendingPub, error) {
+// acquireSlot waits for one of the MaxOutstanding publish slots.
+func (s *Sender) acquireSlot(ctx context.Context) error {
 	select {
 	case s.slots <- struct{}{}:
+		return nil
 	case <-ctx.Done():
-		return nil, classify(ctx.Err(), "wait for a publish slot")
+		return classify(ctx.Err(), "wait for a publish slot")
 	}
+}
+
+// trySlot takes a publish slot if one is free.
+func (s *Sender) trySlot() bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// write publishes msg under a slot the caller holds; the slot is released
+// by the caller once the outcome is known, or here on failure.
+func (s *Sender) write(ctx context.Context, msg ports.OutboundMessage) (*pendingPub, error) {
 	if msg.Envelope == nil {
 		<-s.slots
 		return nil, fault.ErrInvalidPayload.WithMessage("outbound message without an envelope")
@@ -125,10 +143,14 @@ func (s *Sender) publish(ctx context.Context, msg ports.OutboundMessage) (*pendi
 	}
 }
 
-// SendBatch publishes every message before waiting for any confirmation,
-// then waits for all of them. Results are index-aligned; a message that
-// could not be published or was refused fails alone. The top-level error
-// is only for a closed sender.
+// SendBatch publishes the messages before waiting for their
+// confirmations, then waits for all of them. Results are index-aligned; a
+// message that could not be published or was refused fails alone. The
+// top-level error is only for a closed sender.
+//
+// A batch larger than the free publish slots waits for its own
+// outstanding confirms before it blocks on a slot, so batches never hold
+// slots while waiting for each other's.
 func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([]ports.BatchResult, error) {
 	if s.closed.Load() {
 		return nil, errClosed("amqp091 sender " + s.o.name)
@@ -138,21 +160,33 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 	}
 	results := make([]ports.BatchResult, len(msgs))
 	pending := make([]*pendingPub, len(msgs))
+	var waiting []int // indexes with a publish awaiting its confirm, in order
+	settle := func() {
+		for _, i := range waiting {
+			results[i].Err = pending[i].wait(ctx)
+			<-s.slots
+			s.m.record(results[i].Err)
+		}
+		waiting = waiting[:0]
+	}
 	for i, msg := range msgs {
 		results[i].Index = i
-		if err := ctxErr(ctx, "send"); err != nil {
+		err := ctxErr(ctx, "send")
+		if err == nil && !s.trySlot() {
+			settle()
+			err = s.acquireSlot(ctx)
+		}
+		if err == nil {
+			pending[i], err = s.write(ctx, msg)
+		}
+		if err != nil {
 			results[i].Err = err
+			s.m.record(err)
 			continue
 		}
-		pending[i], results[i].Err = s.publish(ctx, msg)
+		waiting = append(waiting, i)
 	}
-	for i, p := range pending {
-		if p != nil {
-			results[i].Err = p.wait(ctx)
-			<-s.slots
-		}
-		s.m.record(results[i].Err)
-	}
+	settle()
 	return results, nil
 }
 

@@ -2,6 +2,8 @@ package amqp091
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -126,5 +128,47 @@ func TestSenderWaitsForReconnect(t *testing.T) {
 	}
 	if n, err := depth(url, q); err != nil || n != 2 {
 		t.Errorf("queue holds %d messages (%v), want 2", n, err)
+	}
+}
+
+// TestSendBatchLargerThanOutstanding sends batches bigger than
+// max_outstanding, two at once: each must finish, every message once.
+func TestSendBatchLargerThanOutstanding(t *testing.T) {
+	url := brokerURL()
+	requireBroker(t, url)
+	a := newAdmin(t, url)
+	q := uniqueName(t, "batch")
+	a.deleteOnCleanup([]string{q}, nil)
+	sess := newTestSession(t, url, Topology{Queues: []QueueSpec{{Name: q}}})
+	s, err := NewSender(sess, SenderConfig{RoutingKey: q, MaxOutstanding: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	batch := func(tag string) []ports.OutboundMessage {
+		msgs := make([]ports.OutboundMessage, 10)
+		for i := range msgs {
+			msgs[i] = ports.OutboundMessage{Envelope: messaging.NewEnvelope("s", []byte(fmt.Sprintf("%s-%d", tag, i)))}
+		}
+		return msgs
+	}
+	errs := make(chan error, 2)
+	for _, tag := range []string{"a", "b"} {
+		go func() {
+			res, err := s.SendBatch(ctx, batch(tag))
+			for _, r := range res {
+				err = errors.Join(err, r.Err)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("SendBatch: %v", err)
+		}
+	}
+	if n, err := depth(url, q); err != nil || n != 20 {
+		t.Errorf("queue holds %d messages (%v), want 20", n, err)
 	}
 }
