@@ -23,8 +23,9 @@ func TestSenderOutcomes(t *testing.T) {
 	a := newAdmin(t, url)
 	full := uniqueName(t, "full")
 	ok := uniqueName(t, "ok")
-	a.deleteOnCleanup([]string{full, ok}, nil)
-	sess := newTestSession(t, url, Topology{Queues: []QueueSpec{
+	internal := uniqueName(t, "internal")
+	a.deleteOnCleanup([]string{full, ok}, []string{internal})
+	sess := newTestSession(t, url, Topology{Exchanges: []ExchangeSpec{{Name: internal, Internal: true}}, Queues: []QueueSpec{
 		// One message fills it; the next publish is refused with a nack.
 		{Name: full, MaxLength: 1, Arguments: map[string]any{"x-overflow": "reject-publish"}},
 		{Name: ok},
@@ -40,6 +41,11 @@ func TestSenderOutcomes(t *testing.T) {
 	}
 	defer func() { _ = def.Close(ctx) }()
 	missing, err := NewSender(sess, SenderConfig{Exchange: "no-such-exchange-" + randomSuffix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Publishing to an internal exchange is refused with 403.
+	refused, err := NewSender(sess, SenderConfig{Exchange: internal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +65,7 @@ func TestSenderOutcomes(t *testing.T) {
 		{"returned: no queue for the key", def, "no-queue-" + randomSuffix(), outcome{fault.ClassPermanent, fault.CodeNotFound}},
 		{"exchange missing: channel closed", missing, "k", outcome{fault.ClassPermanent, fault.CodeNotFound}},
 		{"missing again, on a new channel", missing, "k", outcome{fault.ClassPermanent, fault.CodeNotFound}},
+		{"access refused", refused, "k", outcome{fault.ClassPermanent, fault.CodeForbidden}},
 		{"still fine after all that", def, ok, outcome{}},
 	}
 	for _, c := range cases {
