@@ -49,6 +49,8 @@ type acker struct {
 	base     uint64 // tag of state[0]
 	state    []tagState
 	held     int  // acks waiting for a gap below them to close
+	acks     int  // tagAck entries in state
+	nacks    int  // tagNack entries in state
 	dirty    bool // settled since the last collect
 	forceAll bool // send held acks now (holdFor ran out)
 	flushing bool
@@ -88,8 +90,10 @@ func (a *acker) settle(tag uint64, nack bool) error {
 	}
 	if nack {
 		a.state[i] = tagNack
+		a.nacks++
 	} else {
 		a.state[i] = tagAck
+		a.acks++
 	}
 	a.dirty = true
 	return a.flushLocked()
@@ -142,11 +146,14 @@ func (a *acker) collect() []ackFrame {
 		a.timer = nil
 	}
 	var frames []ackFrame
-	for i, st := range a.state {
-		if st == tagNack {
-			frames = append(frames, ackFrame{tag: a.base + uint64(i), nack: true})
-			a.state[i] = tagDone
+	if a.nacks > 0 {
+		for i, st := range a.state {
+			if st == tagNack {
+				frames = append(frames, ackFrame{tag: a.base + uint64(i), nack: true})
+				a.state[i] = tagDone
+			}
 		}
+		a.nacks = 0
 	}
 	n, last, acks := 0, -1, 0
 	for n < len(a.state) && a.state[n] != tagOpen {
@@ -169,18 +176,17 @@ func (a *acker) collect() []ackFrame {
 	}
 	a.base += uint64(n)
 	a.state = a.state[n:]
-	a.held = 0
-	for i, st := range a.state {
-		if st != tagAck {
-			continue
+	a.acks -= acks
+	if all && a.acks > 0 {
+		for i, st := range a.state {
+			if st == tagAck {
+				frames = append(frames, ackFrame{tag: a.base + uint64(i)})
+				a.state[i] = tagDone
+			}
 		}
-		if all {
-			frames = append(frames, ackFrame{tag: a.base + uint64(i)})
-			a.state[i] = tagDone
-		} else {
-			a.held++
-		}
+		a.acks = 0
 	}
+	a.held = a.acks
 	return frames
 }
 
