@@ -1,7 +1,6 @@
 package amqp091
 
 import (
-	"context"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -184,14 +183,4 @@ func checkPlan(conn *amqp.Connection, plan ports.SessionPlan) error {
 		}
 	}
 	return nil
-}
-
-// waitLost blocks until l drops or ctx ends; it reports whether l dropped.
-func waitLost(ctx context.Context, l *link) bool {
-	select {
-	case <-l.lost:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
