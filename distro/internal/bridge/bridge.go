@@ -154,11 +154,14 @@ func (b *Bridge) stop(ctx context.Context) error {
 
 // closeAll closes components, then stores. Callers hold mu or own b.
 func (b *Bridge) closeAll(ctx context.Context) {
-	for k, c := range b.comps {
-		if err := closeValue(ctx, c.value); err != nil {
-			b.log.Warn("closing component failed", "component", k, "err", err)
+	// Receivers first (nothing new comes in), then senders and processors,
+	// sessions last: receivers and senders run on them.
+	for _, kind := range []registry.Kind{registry.KindReceiver, registry.KindSender, registry.KindProcessor, registry.KindSession} {
+		for _, k := range sortedKeys(b.comps) {
+			if b.comps[k].kind == kind {
+				b.closeComponent(ctx, k)
+			}
 		}
-		delete(b.comps, k)
 	}
 	if b.stores != nil {
 		b.stores.close(ctx, b.log)
