@@ -41,18 +41,18 @@ type Options struct {
 
 // Bridge is a running configuration.
 type Bridge struct {
-	opts    Options
-	log     *slog.Logger
-	started time.Time
+	opts Options
+	log  *slog.Logger
 
-	mu     sync.Mutex // guards everything below
-	file   *config.File
-	gen    int
-	comps  map[string]*component
-	stores *storeSet
-	routes map[string]*routeRun
-	runCtx context.Context // parent of the route runtimes; set by Run
-	closed bool
+	mu      sync.Mutex // guards everything below
+	started time.Time
+	file    *config.File
+	gen     int
+	comps   map[string]*component
+	stores  *storeSet
+	routes  map[string]*routeRun
+	runCtx  context.Context // parent of the route runtimes; set by Run
+	closed  bool
 }
 
 // New builds every component of f without starting anything: a problem
@@ -111,20 +111,16 @@ func (b *Bridge) Run(ctx context.Context) error {
 	defer cancelRoutes()
 	b.runCtx = runCtx
 	b.started = time.Now()
-	var errs []error
 	if err := b.startSessions(ctx); err != nil {
-		errs = append(errs, err)
+		b.mu.Unlock()
+		return errors.Join(err, b.stop(context.WithoutCancel(ctx)))
 	}
 	for _, rr := range b.routes {
 		rr.start(runCtx)
 	}
 	b.mu.Unlock()
-	if len(errs) > 0 {
-		b.stop(context.WithoutCancel(ctx))
-		return errors.Join(errs...)
-	}
 	<-ctx.Done()
-	b.log.Info("stopping: draining routes", "timeout", b.file.Bridge.ShutdownTimeout)
+	b.log.Info("stopping: draining routes")
 	return b.stop(context.WithoutCancel(ctx))
 }
 
