@@ -48,12 +48,21 @@ func entries(f *config.File) []entry {
 func (b *Bridge) buildComponents(ctx context.Context, f *config.File, rebuild map[string]bool) error {
 	declared := map[string]bool{}
 	var errs []error
-	for _, e := range entries(f) {
+	all := entries(f)
+	// A receiver or sender runs on its session: when the session is
+	// rebuilt, so are they. Their fingerprint includes the session's.
+	sessionPrint := map[string]string{}
+	for _, e := range all {
+		if e.kind == registry.KindSession {
+			sessionPrint[e.id] = fingerprint([]any{e.typ, e.settings})
+		}
+	}
+	for _, e := range all {
 		k := key(e.kind, e.id)
 		declared[k] = true
-		print := fingerprint([]any{e.typ, e.sessionID, e.settings})
+		fp := fingerprint([]any{e.typ, e.sessionID, sessionPrint[e.sessionID], e.settings})
 		if old, ok := b.comps[k]; ok {
-			if old.print == print && !rebuild[k] {
+			if old.print == fp && !rebuild[k] {
 				continue
 			}
 			b.closeComponent(ctx, k)
@@ -63,7 +72,7 @@ func (b *Bridge) buildComponents(ctx context.Context, f *config.File, rebuild ma
 			errs = append(errs, fmt.Errorf("%s (%s %q): %w", e.path, e.kind, e.id, err))
 			continue
 		}
-		b.comps[k] = &component{kind: e.kind, id: e.id, print: print, value: v}
+		b.comps[k] = &component{kind: e.kind, id: e.id, print: fp, value: v}
 	}
 	for k := range b.comps {
 		if !declared[k] {
