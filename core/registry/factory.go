@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -162,4 +164,19 @@ type RouteFacts struct {
 // route's facts; an error refuses the configuration at load.
 type Admitter interface {
 	Admit(receiverCfg, sessionCfg any, route RouteFacts) error
+}
+
+// SessionAs returns the session a receiver or sender entry names as the
+// transport's own session type S, or an INVALID_CONFIG error naming the
+// component and the session type it needs (typ, as written in files).
+func SessionAs[S ports.Session](d Deps, typ string) (S, error) {
+	var zero S
+	if d.Session == nil {
+		return zero, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("%s %s: session_id is required and must name a type: %s session", typ, d.ID, typ))
+	}
+	s, ok := d.Session.(S)
+	if !ok {
+		return zero, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("%s %s: session_id names a %T, not a type: %s session", typ, d.ID, d.Session, typ))
+	}
+	return s, nil
 }

@@ -129,3 +129,19 @@ func TestBuildAndSchema(t *testing.T) {
 }
 
 var cmpSorted = cmpopts.SortSlices(func(a, b string) bool { return a < b })
+
+type fakeSession struct{ ports.Session }
+type otherSession struct{ ports.Session }
+
+func TestSessionAs(t *testing.T) {
+	want := &fakeSession{}
+	got, err := registry.SessionAs[*fakeSession](registry.Deps{ID: "in", Session: want}, "fake")
+	if err != nil || got != want {
+		t.Fatalf("SessionAs = %v, %v", got, err)
+	}
+	for _, d := range []registry.Deps{{ID: "in"}, {ID: "in", Session: &otherSession{}}} {
+		if _, err := registry.SessionAs[*fakeSession](d, "fake"); err == nil || !strings.Contains(err.Error(), "type: fake session") {
+			t.Errorf("SessionAs(%+v) = %v; want an error naming the session type", d, err)
+		}
+	}
+}

@@ -2,9 +2,7 @@ package amqp091
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
 )
@@ -31,18 +29,6 @@ func factoryOptions(d registry.Deps) []Option {
 	return opts
 }
 
-// sessionOf returns the AMQP session a receiver or sender entry names.
-func sessionOf(d registry.Deps) (*Session, error) {
-	if d.Session == nil {
-		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("amqp091 %s: session_id is required and must name a type: amqp091 session", d.ID))
-	}
-	s, ok := d.Session.(*Session)
-	if !ok {
-		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("amqp091 %s: session_id names a %T, not a type: amqp091 session", d.ID, d.Session))
-	}
-	return s, nil
-}
-
 // SessionFactory builds AMQP 0-9-1 sessions (`type: amqp091` under
 // sessions) from a SessionConfig settings block.
 func SessionFactory() registry.SessionFactory {
@@ -58,7 +44,7 @@ func SessionFactory() registry.SessionFactory {
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "consumes a RabbitMQ queue with manual acknowledgements",
 		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
-			s, err := sessionOf(d)
+			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
 			}
@@ -71,7 +57,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "publishes to a RabbitMQ exchange with publisher confirms",
 		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
-			s, err := sessionOf(d)
+			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
 			}

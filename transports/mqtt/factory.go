@@ -2,9 +2,7 @@ package mqtt
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
 )
@@ -28,18 +26,6 @@ func factoryOptions(d registry.Deps) []Option {
 	return opts
 }
 
-// sessionOf returns the MQTT session a receiver or sender entry names.
-func sessionOf(d registry.Deps) (*Session, error) {
-	if d.Session == nil {
-		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("mqtt %s: session_id is required and must name a type: mqtt session", d.ID))
-	}
-	s, ok := d.Session.(*Session)
-	if !ok {
-		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("mqtt %s: session_id names a %T, not a type: mqtt session", d.ID, d.Session))
-	}
-	return s, nil
-}
-
 // SessionFactory builds MQTT sessions (`type: mqtt` under sessions) from a
 // SessionConfig settings block.
 func SessionFactory() registry.SessionFactory {
@@ -59,7 +45,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 func receiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "subscribes to MQTT topic filters",
 		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
-			s, err := sessionOf(d)
+			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +58,7 @@ func receiverFactory() registry.ReceiverFactory {
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "publishes to MQTT topics",
 		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
-			s, err := sessionOf(d)
+			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
 			}
