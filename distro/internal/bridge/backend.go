@@ -43,30 +43,59 @@ func (b *Bridge) Routes(context.Context) []httpapi.RouteStatus {
 	return out
 }
 
-// Readiness: connected once every session is, subscribed once every route
-// runs, full when moreover this instance may dispatch (always, until
-// clustered draining arrives).
+// Readiness is the highest level every part has reached: connected once
+// every session is connected, subscribed once moreover every route runs
+// (its receiver is consuming), full when this instance may also dispatch,
+// which a standalone instance always may.
 func (b *Bridge) Readiness(ctx context.Context) httpapi.Readiness {
-	dh := b.DeepHealth(ctx)
-	level, detail := httpapi.LevelFull, ""
-	for _, c := range dh.Components {
-		if c.Status == httpapi.HealthUp {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := httpapi.Readiness{Level: httpapi.LevelFull, Role: httpapi.RoleStandalone}
+	if b.started.IsZero() || b.closed {
+		r.Level, r.Detail = httpapi.LevelNone, "not running"
+		return r
+	}
+	lower := func(level, detail string) {
+		if levelRank(level) < levelRank(r.Level) {
+			r.Level, r.Detail = level, detail
+		}
+	}
+	for _, k := range sortedKeys(b.comps) {
+		c := b.comps[k]
+		s, ok := c.value.(ports.Session)
+		if !ok || c.kind != registry.KindSession {
 			continue
 		}
-		switch c.Kind {
-		case "session":
-			return httpapi.Readiness{Level: httpapi.LevelNone, Role: dh.Role, Detail: c.Kind + " " + c.ID + ": " + c.Detail}
-		case "route":
-			level, detail = httpapi.LevelConnected, c.Kind+" "+c.ID+" is "+c.Detail
+		if h := s.Health(ctx); !h.Connected {
+			lower(httpapi.LevelNone, "session "+c.id+" is not connected: "+h.Detail)
 		}
 	}
-	b.mu.Lock()
-	started := !b.started.IsZero() && !b.closed
-	b.mu.Unlock()
-	if !started {
-		return httpapi.Readiness{Level: httpapi.LevelNone, Role: dh.Role, Detail: "not running"}
+	// A running route's receiver is consuming: its subscriptions are in
+	// place. (Sessions differ in what their own Subscribed flag tracks, so
+	// the route's state is the common measure.)
+	for _, rc := range b.file.Routes {
+		state := stateReady
+		if rr, ok := b.routes[rc.ID]; ok {
+			state, _ = rr.status()
+		}
+		if state != stateRunning {
+			lower(httpapi.LevelConnected, "route "+rc.ID+" is "+state)
+		}
 	}
-	return httpapi.Readiness{Level: level, Role: dh.Role, Detail: detail}
+	return r
+}
+
+// levelRank orders readiness levels.
+func levelRank(level string) int {
+	switch level {
+	case httpapi.LevelConnected:
+		return 1
+	case httpapi.LevelSubscribed:
+		return 2
+	case httpapi.LevelFull:
+		return 3
+	}
+	return 0
 }
 
 // DeepHealth reports sessions, stores and routes.
