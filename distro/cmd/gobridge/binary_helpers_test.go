@@ -146,26 +146,21 @@ func startBinary(t testing.TB, cfgPath, dataDir string, p testPorts) (*proc, tim
 		}
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/api/v1/monitor/ready", p.monitor)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return pr, time.Since(start)
-			}
-		}
+	eventually(t, "gobridge ready", func() bool {
 		select {
 		case err := <-pr.done:
 			pr.done <- err
 			t.Fatalf("gobridge exited before it was ready: %v\n%s", err, logs.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gobridge not ready after 20s\n%s", logs.String())
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, logs.String)
+	return pr, time.Since(start)
 }
 
 // stop sends SIGTERM and waits for a clean exit.
@@ -268,19 +263,12 @@ func subscribeTo(t *testing.T, p testPorts, channel string) *sseReader {
 // waitFor polls until cond holds over the collected events.
 func (r *sseReader) waitFor(t *testing.T, what string, cond func([]string) bool) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r.mu.Lock()
-		evs := append([]string(nil), r.events...)
-		r.mu.Unlock()
-		if cond(evs) {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; got %d events: %v", what, len(evs), evs)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var evs []string
+	eventually(t, what, func() bool {
+		evs = r.snapshot()
+		return cond(evs)
+	}, func() string { return fmt.Sprintf("got %d events: %v", len(evs), evs) })
+	return evs
 }
 
 // snapshot returns the events collected so far.
@@ -293,12 +281,27 @@ func (r *sseReader) snapshot() []string {
 // waitAdmin polls cond for up to 20s.
 func waitAdmin(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	eventually(t, "admin API condition", cond, nil)
+}
+
+// eventually checks cond every few milliseconds until it holds, and fails
+// t after 20s with what and, when given, detail().
+func eventually(t testing.TB, what string, cond func() bool, detail func() string) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 20s")
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			msg := ""
+			if detail != nil {
+				msg = detail()
+			}
+			t.Fatalf("timed out after 20s waiting for %s\n%s", what, msg)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

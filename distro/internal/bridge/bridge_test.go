@@ -62,16 +62,27 @@ func states(b *Bridge) map[string]string {
 
 func waitStates(t *testing.T, b *Bridge, want map[string]string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := states(b)
-		if cmp.Equal(want, got) {
-			return
+	var got map[string]string
+	eventually(t, func() bool {
+		got = states(b)
+		return cmp.Equal(want, got)
+	}, func() string { return "route states (-want +got):\n" + cmp.Diff(want, got) })
+}
+
+// eventually checks cond every few milliseconds until it holds, and fails
+// t with failure() after 10s.
+func eventually(t *testing.T, cond func() bool, failure func() string) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatal(failure())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("route states (-want +got):\n%s", cmp.Diff(want, got))
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -173,13 +184,8 @@ routes:
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for b.Status(t.Context()).StartedAt.IsZero() {
-		if time.Now().After(deadline) {
-			t.Fatal("bridge did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually(t, func() bool { return !b.Status(t.Context()).StartedAt.IsZero() },
+		func() string { return "bridge did not start" })
 	if r := b.Readiness(t.Context()); r.Level != httpapi.LevelNone {
 		t.Errorf("readiness %+v with the broker down, want level none", r)
 	}
