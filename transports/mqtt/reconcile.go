@@ -60,6 +60,12 @@ func (s *Session) reconcileLoop(ctx context.Context) {
 		case <-s.kick:
 		case <-retry:
 		}
+		if timer != nil {
+			// A kick can end the wait before the retry timer fired; stop it
+			// rather than leave it running (the next failure makes a new one).
+			timer.Stop()
+			timer = nil
+		}
 		retry = nil
 		if err := s.converge(ctx); err != nil && s.st.health().Connected && ctx.Err() == nil {
 			attempt++
