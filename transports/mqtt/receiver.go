@@ -3,6 +3,7 @@ package mqtt
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/eclipse/paho.golang/paho"
@@ -34,7 +35,7 @@ type Receiver struct {
 
 	mu     sync.Mutex
 	holds  map[*time.Timer]struct{} // pending in-process redeliveries
-	closed bool
+	closed atomic.Bool              // set under mu; read without it when routing
 }
 
 // NewReceiver checks cfg and attaches a receiver to s: its subscriptions
@@ -133,7 +134,7 @@ func (r *Receiver) enqueue(p *paho.Publish, tok *ackToken) {
 func (r *Receiver) hold(m *inbound, delay time.Duration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed.Load() {
 		return fault.ErrUnavailable.WithMessage("mqtt receiver is closed; the message stays with the broker")
 	}
 	var t *time.Timer
@@ -151,11 +152,13 @@ func (r *Receiver) hold(m *inbound, delay time.Duration) error {
 
 // Close cancels pending in-process redeliveries; their messages stay
 // unacknowledged, so the broker sends them again when the session
-// resumes. It does not close the session.
+// resumes. It does not close the session. New messages go to another
+// receiver attached later with a matching subscription (a replacement
+// after a reload), or else still to this one's queue, unacknowledged.
 func (r *Receiver) Close(context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.closed = true
+	r.closed.Store(true)
 	for t := range r.holds {
 		t.Stop()
 	}

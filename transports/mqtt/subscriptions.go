@@ -113,19 +113,38 @@ func (ss *subscriptionSet) markRemoved(topic string) {
 	delete(ss.applied, topic)
 }
 
-// route returns the first attached receiver with a subscription matching
-// topic, or nil.
+// route returns the first attached receiver that is not closed and has a
+// subscription matching topic; failing that the first closed one that
+// matches (its queue keeps the message unacknowledged, as before Close),
+// or nil. A closed receiver stays attached, so without the preference a
+// replacement built on the same session (a route restarted by a reload)
+// would never see a message.
 func (ss *subscriptionSet) route(topic string) *Receiver {
 	rs := ss.receivers.Load()
 	if rs == nil {
 		return nil
 	}
+	var closed *Receiver
 	for _, r := range *rs {
-		for _, f := range r.filters {
-			if matchTopic(f, topic) {
-				return r
-			}
+		if !r.matches(topic) {
+			continue
+		}
+		if !r.closed.Load() {
+			return r
+		}
+		if closed == nil {
+			closed = r
 		}
 	}
-	return nil
+	return closed
+}
+
+// matches reports whether one of r's subscriptions matches topic.
+func (r *Receiver) matches(topic string) bool {
+	for _, f := range r.filters {
+		if matchTopic(f, topic) {
+			return true
+		}
+	}
+	return false
 }
