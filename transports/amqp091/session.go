@@ -164,7 +164,10 @@ func (s *Session) Events() <-chan ports.SessionEvent { return s.events }
 
 // Close stops reconnecting, closes the connection (the broker requeues
 // whatever its consumers left unacknowledged) and closes the event
-// channel. It waits for the connection to close within ctx.
+// channel. It waits for the connection to close within ctx; when ctx ends
+// first (a connection attempt still in its handshake), the event channel
+// is closed and the health says closed all the same, and the attempt is
+// abandoned when it ends.
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -175,18 +178,21 @@ func (s *Session) Close(ctx context.Context) error {
 	started := s.started
 	s.mu.Unlock()
 	s.cancel()
+	var err error
 	if started {
 		select {
 		case <-s.done:
 		case <-ctx.Done():
-			return classify(ctx.Err(), "amqp091 session close")
+			err = classify(ctx.Err(), "amqp091 session close")
 		}
 	}
+	// event and setHealth do nothing once closed is set, so the channel
+	// can be closed even while the supervisor is still running.
 	s.mu.Lock()
 	close(s.events)
 	s.health = ports.SessionHealth{Status: ports.SessionDown, Detail: "closed", Since: time.Now()}
 	s.mu.Unlock()
-	return nil
+	return err
 }
 
 // acquire returns the live connection, waiting for one within ctx and

@@ -79,8 +79,10 @@ func (s *Session) up(l *link) {
 	s.mu.Lock()
 	s.cur = l
 	close(s.ready)
-	s.health = ports.SessionHealth{Status: ports.SessionUp, Connected: true, Subscribed: s.plan != nil,
-		Detail: "connected", Since: time.Now()}
+	if !s.closed { // a Close that stopped waiting already set the final health
+		s.health = ports.SessionHealth{Status: ports.SessionUp, Connected: true, Subscribed: s.plan != nil,
+			Detail: "connected", Since: time.Now()}
+	}
 	s.mu.Unlock()
 	s.m.up.Set(1)
 	s.log.Info("amqp091 connected", "url", redactURL(s.cfg.URL))

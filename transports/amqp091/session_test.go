@@ -2,6 +2,7 @@ package amqp091
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -132,5 +133,50 @@ func TestClosedSessionRefusesWork(t *testing.T) {
 	}
 	if err := s.Start(ctx); fault.CodeOf(err) != fault.CodeUnavailable {
 		t.Errorf("Start after Close = %v", err)
+	}
+}
+
+// TestCloseDuringHandshake closes a session whose connection attempt is
+// stuck in the AMQP handshake (the server accepts TCP and never answers):
+// Close stops waiting when its context ends, and still closes the event
+// channel and reports the session closed.
+func TestCloseDuringHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // never accepts: the kernel completes TCP, nobody speaks AMQP
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	s, err := NewSession(SessionConfig{URL: "amqp://guest:guest@" + ln.Addr().String() + "/", DialTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	startCtx, cancelStart := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancelStart()
+	if err := s.Start(startCtx); err == nil {
+		t.Fatal("Start succeeded against a server that never answers")
+	}
+	closeCtx, cancelClose := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelClose()
+	if err := s.Close(closeCtx); fault.CodeOf(err) != fault.CodeTimeout {
+		t.Errorf("Close = %v, want TIMEOUT while the handshake is pending", err)
+	}
+	for open := true; open; {
+		select {
+		case _, open = <-s.Events():
+		case <-ctx.Done():
+			t.Fatal("the event channel is still open after Close")
+		}
+	}
+	// The abandoned attempt ends at its dial timeout, and must not bring
+	// the health back up.
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		t.Fatal("the supervisor did not stop after its dial timeout")
+	}
+	if h := s.Health(ctx); h.Status != ports.SessionDown || h.Connected || h.Detail != "closed" {
+		t.Errorf("health after Close = %+v, want down and closed", h)
 	}
 }
