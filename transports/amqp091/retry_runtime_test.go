@@ -101,16 +101,20 @@ func TestDelayedRetryThroughRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	var entries []ports.DLQEntry
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
 	for len(entries) == 0 {
 		page, err := dlq.List(ctx, ports.DLQFilter{}, "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries = page.Entries
+		if entries = page.Entries; len(entries) > 0 {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			t.Fatalf("no DLQ entry; attempts at %v", target.attempts())
-		case <-time.After(20 * time.Millisecond): // poll interval
+		case <-poll.C:
 		}
 	}
 	cancel()
