@@ -22,6 +22,7 @@ func (s *Session) supervise() {
 		}
 	}
 	defer reportFirst(errClosed("amqp091 session"))
+	drops := 0 // connections lost in a row before they became stable
 	for s.ctx.Err() == nil {
 		if failures > 0 {
 			s.event(ports.EventReconnecting, nil)
@@ -49,6 +50,7 @@ func (s *Session) supervise() {
 		failures = 0
 		closes := conn.NotifyClose(make(chan *amqp.Error, 1))
 		l := &link{conn: conn, lost: make(chan struct{})}
+		upAt := time.Now()
 		s.up(l)
 		reportFirst(nil)
 		select {
@@ -59,7 +61,23 @@ func (s *Session) supervise() {
 			_ = conn.CloseDeadline(time.Now().Add(5 * time.Second))
 			return
 		}
+		// Back off after a lost connection too. One that dropped before it
+		// was stable does not restart the ladder, so a broker that accepts
+		// and drops at once sees growing delays, not a reconnect storm.
+		if time.Since(upAt) >= stablePeriod(s.cfg.Reconnect) {
+			drops = 0
+		}
+		drops++
+		if !s.wait(s.cfg.Reconnect.Delay(drops, s.rand())) {
+			return
+		}
 	}
+}
+
+// stablePeriod is how long a connection must have lived for its loss to
+// restart the reconnect backoff from reconnect.initial.
+func stablePeriod(r ReconnectConfig) time.Duration {
+	return max(r.Max, 10*time.Second)
 }
 
 // wait sleeps for d unless the session is closed first.

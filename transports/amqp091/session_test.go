@@ -180,3 +180,33 @@ func TestCloseDuringHandshake(t *testing.T) {
 		t.Errorf("health after Close = %+v, want down and closed", h)
 	}
 }
+
+// TestReconnectBacksOffAfterQuickDrops drops the connection as soon as it
+// is up, three times: each reconnection must wait the backoff, growing,
+// rather than dial again at once.
+func TestReconnectBacksOffAfterQuickDrops(t *testing.T) {
+	url := brokerURL()
+	requireBroker(t, url)
+	noJitter := 0.0
+	s, err := NewSession(SessionConfig{URL: url,
+		Reconnect: ReconnectConfig{Initial: 100 * time.Millisecond, Max: time.Second, Factor: 2, Jitter: &noJitter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, least := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
+		dropped := time.Now()
+		s.dropConnection()
+		if err := s.waitUp(ctx); err != nil {
+			t.Fatalf("reconnection %d: %v", i+1, err)
+		}
+		if gap := time.Since(dropped); gap < least {
+			t.Errorf("reconnection %d came after %v, want at least %v", i+1, gap, least)
+		}
+	}
+}
