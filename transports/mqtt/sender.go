@@ -86,13 +86,6 @@ func (sn *Sender) send(ctx context.Context, msg ports.OutboundMessage) error {
 	if err != nil {
 		return err
 	}
-	lim := sn.s.limits()
-	if pub.QoS > lim.maxQoS {
-		pub.QoS = lim.maxQoS // MQTT lets a sender downgrade; the broker would refuse more
-	}
-	if lim.maxPacket > 0 && publishSize(pub) > lim.maxPacket {
-		return fault.ErrPayloadTooLarge.WithMessage("mqtt publish exceeds the broker's maximum packet size")
-	}
 	cm := sn.s.manager()
 	if cm == nil {
 		// The first send starts the session, for routes that have no MQTT
@@ -101,6 +94,13 @@ func (sn *Sender) send(ctx context.Context, msg ports.OutboundMessage) error {
 			return err
 		}
 		cm = sn.s.manager()
+	}
+	lim := sn.s.limits() // after Start: the broker's CONNACK sets them
+	if pub.QoS > lim.maxQoS {
+		pub.QoS = lim.maxQoS // MQTT lets a sender downgrade; the broker would refuse more
+	}
+	if lim.maxPacket > 0 && publishSize(pub) > lim.maxPacket {
+		return fault.ErrPayloadTooLarge.WithMessage("mqtt publish exceeds the broker's maximum packet size")
 	}
 	resp, err := cm.Publish(ctx, pub)
 	return publishFault(ctx, resp, err)

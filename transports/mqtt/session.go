@@ -39,7 +39,7 @@ type Session struct {
 	first     chan struct{} // closed once the first attempt succeeded or failed
 	firstErr  error
 	firstOnce sync.Once
-	server    serverLimits // from the current CONNACK
+	server    serverLimits // from the latest CONNACK (MQTT's defaults before one)
 
 	terminal   atomic.Pointer[IngressViolation]
 	terminated chan struct{} // closed when a violation ended the session
@@ -73,6 +73,9 @@ func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
 		terminated: make(chan struct{}),
 		closedCh:   make(chan struct{}),
 		kick:       make(chan struct{}, 1),
+		// What a CONNACK without limits means, until one arrives: read as
+		// zero, the QoS limit would downgrade early publishes to QoS 0.
+		server: serverLimits{maxQoS: 2, retain: true},
 	}
 	s.st.init(time.Now())
 	for _, raw := range cfg.URLs {

@@ -3,7 +3,12 @@ package mqtt
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"testing"
+	"time"
+
+	"github.com/eclipse/paho.golang/autopaho"
+	"github.com/eclipse/paho.golang/paho"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
@@ -206,5 +211,58 @@ func TestFirstSendStartsTheSession(t *testing.T) {
 	}
 	if got, err := obs.receive(ctx, topic); err != nil || string(got.Payload) != "m-00007" {
 		t.Errorf("received %q, %v", got.Payload, err)
+	}
+}
+
+// TestFirstSendKeepsItsQoS checks that the send that starts a session
+// publishes with the configured QoS: no broker limit is known before the
+// first CONNACK, and none may be assumed.
+func TestFirstSendKeepsItsQoS(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	topic := "gobridge-it/first-qos/" + unique()
+	qos := make(chan byte, 4)
+	u, _ := url.Parse("mqtt://" + brokerAddr)
+	cctx, cancel := context.WithCancel(context.Background())
+	cm, err := autopaho.NewConnection(cctx, autopaho.ClientConfig{
+		ServerUrls: []*url.URL{u}, KeepAlive: 30, CleanStartOnInitialConnection: true,
+		ClientConfig: paho.ClientConfig{ClientID: "qos-obs-" + unique(),
+			OnPublishReceived: []func(paho.PublishReceived) (bool, error){func(pr paho.PublishReceived) (bool, error) {
+				qos <- pr.Packet.QoS
+				return true, nil
+			}}},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer dcancel()
+		_ = cm.Disconnect(dctx)
+		cancel()
+	})
+	if err := cm.AwaitConnection(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cm.Subscribe(ctx, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: topic, QoS: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	snd, err := NewSender(newSession(t, SessionConfig{}), SenderConfig{DefaultTopic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := snd.Send(ctx, ports.OutboundMessage{Envelope: numberedEnvelope(i)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case q := <-qos:
+			if q != 1 {
+				t.Errorf("send %d arrived with QoS %d, want 1", i, q)
+			}
+		case <-ctx.Done():
+			t.Fatalf("send %d did not arrive", i)
+		}
 	}
 }
