@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -187,6 +186,3 @@ func (o *observer) receive(ctx context.Context, topic string) (conformance.Recei
 		return conformance.Received{}, ctx.Err()
 	}
 }
-
-// discard drains r; tests use it to read bodies they do not check.
-var _ = io.Discard
