@@ -88,12 +88,14 @@ func (r *release) finish(success bool) {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), p.cfg.InFlightDecrementTimeout)
 		defer cancel()
 	}
-	if err := p.tracker.DecrementInFlight(ctx, r.id); err != nil {
-		p.usageFailed(ctx, opDecrement, r.id, err)
-	}
+	// Count the message before freeing its slot, so that whoever sees the
+	// slot free also sees the message counted.
 	if success {
 		if err := p.tracker.IncrementProcessed(ctx, r.id); err != nil {
 			p.usageFailed(ctx, opProcessed, r.id, err)
 		}
+	}
+	if err := p.tracker.DecrementInFlight(ctx, r.id); err != nil {
+		p.usageFailed(ctx, opDecrement, r.id, err)
 	}
 }
