@@ -2,6 +2,7 @@ package routing
 
 import (
 	"encoding/binary"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -131,7 +132,7 @@ func (s *scanner) scanStr() (end int, fl strFlags, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
+				if i+6 > len(b) || jsontext.Hex4(b[i+2:i+6]) < 0 {
 					return 0, 0, false
 				}
 				i += 6
@@ -163,83 +164,4 @@ func strSpecial(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
 	return (((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x) | x) & highs
-}
-
-// hex4 decodes four hex digits, or returns -1.
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
-// appendUnquoted appends the decoded form of validated string content.
-// Escapes are resolved, \u surrogate pairs combined, and lone surrogates
-// and invalid UTF-8 bytes replaced by U+FFFD, as encoding/json does.
-func appendUnquoted(dst, src []byte) []byte {
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\\':
-			switch e := src[i+1]; e {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := hex4(src[i+2 : i+6])
-				i += 6
-				if r >= 0xD800 && r < 0xE000 {
-					r = surrogate(src[i:], r, &i)
-				}
-				dst = utf8.AppendRune(dst, r)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, e)
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(src[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, src[i:i+size]...)
-			}
-			i += size
-		}
-	}
-	return dst
-}
-
-// surrogate completes a UTF-16 surrogate r: when r is a high surrogate and
-// rest starts with an escaped low surrogate, it consumes that escape and
-// returns the combined rune; otherwise it returns U+FFFD.
-func surrogate(rest []byte, r rune, i *int) rune {
-	if r < 0xDC00 && len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
-		if lo := hex4(rest[2:6]); lo >= 0xDC00 && lo < 0xE000 {
-			*i += 6
-			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-		}
-	}
-	return utf8.RuneError
 }

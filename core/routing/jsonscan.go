@@ -1,6 +1,9 @@
 package routing
 
-import "unicode/utf8"
+import (
+	"github.com/gobridge-oss/gobridge/core/jsontext"
+	"unicode/utf8"
+)
 
 // maxDepth is the deepest nesting of arrays and objects a payload may
 // have; deeper documents count as malformed. It matches encoding/json.
@@ -196,7 +199,7 @@ func memberKid(n *pnode, key []byte, fl strFlags) *pnode {
 		return n.memberKid(key)
 	}
 	var buf [64]byte
-	return n.memberKid(appendUnquoted(buf[:0], key))
+	return n.memberKid(jsontext.AppendUnquoted(buf[:0], key))
 }
 
 // skipValue validates and skips the value at s.i. d is the number of

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -200,7 +201,7 @@ func TestAppendUnquoted(t *testing.T) {
 		"\xed\xa0\x80": "\ufffd\ufffd\ufffd",
 	}
 	for in, want := range cases {
-		got := string(appendUnquoted(nil, []byte(in)))
+		got := string(jsontext.AppendUnquoted(nil, []byte(in)))
 		var ref string
 		if err := json.Unmarshal([]byte(`"`+in+`"`), &ref); err != nil {
 			t.Fatalf("%q: %v", in, err)

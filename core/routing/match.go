@@ -3,6 +3,7 @@ package routing
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"strings"
 )
 
@@ -283,7 +284,7 @@ func fromJSON(payload []byte, jv *jval) fval {
 	case jv.kind == kBool:
 		f.b = raw[0] == 't'
 	case jv.kind == kStr && !jv.plain:
-		f.raw = appendUnquoted(make([]byte, 0, len(raw)), raw)
+		f.raw = jsontext.AppendUnquoted(make([]byte, 0, len(raw)), raw)
 	}
 	return f
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -131,7 +132,7 @@ func text(dst, raw []byte, dirty bool) []byte {
 	if !dirty {
 		return append(dst, content...)
 	}
-	return appendUnquoted(dst, content)
+	return jsontext.AppendUnquoted(dst, content)
 }
 
 // quoteShort quotes b for an error message, cutting it at 40 bytes.

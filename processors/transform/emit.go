@@ -1,5 +1,7 @@
 package transform
 
+import "github.com/gobridge-oss/gobridge/core/jsontext"
+
 // Where the output value of a mapping comes from.
 const (
 	fromNone    uint8 = iota // the mapping writes nothing
@@ -196,7 +198,7 @@ func tmember(n *tnode, raw []byte, dirty bool) *tnode {
 	var buf [64]byte
 	key := raw
 	if dirty {
-		key = appendUnquoted(buf[:0], raw)
+		key = jsontext.AppendUnquoted(buf[:0], raw)
 	}
 	for _, k := range n.kids {
 		if k.key == string(key) {

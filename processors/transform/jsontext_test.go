@@ -3,6 +3,7 @@ package transform
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"strings"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestQuoteAndUnquote(t *testing.T) {
 		} else if back != want {
 			t.Errorf("%q: quoted form reads back as %q, want %q", s, back, want)
 		}
-		if got := string(appendUnquoted(nil, enc[1:len(enc)-1])); got != want {
+		if got := string(jsontext.AppendUnquoted(nil, enc[1:len(enc)-1])); got != want {
 			t.Errorf("%q: unquoted %s as %q", s, enc, got)
 		}
 	}
@@ -41,7 +42,7 @@ func TestQuoteAndUnquote(t *testing.T) {
 		`\u00e9\u0000`: "é\x00",
 	}
 	for raw, want := range escapes {
-		if got := string(appendUnquoted(nil, []byte(raw))); got != want {
+		if got := string(jsontext.AppendUnquoted(nil, []byte(raw))); got != want {
 			t.Errorf("unquote %s = %q, want %q", raw, got, want)
 		}
 		var ref string

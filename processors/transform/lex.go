@@ -1,6 +1,9 @@
 package transform
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"github.com/gobridge-oss/gobridge/core/jsontext"
+)
 
 // ws skips JSON whitespace.
 func (s *scanner) ws() {
@@ -104,7 +107,7 @@ func (s *scanner) str() (dirty, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
+				if i+6 > len(b) || jsontext.Hex4(b[i+2:i+6]) < 0 {
 					s.i = i
 					return false, false
 				}
@@ -146,23 +149,4 @@ func plainRun(b []byte, i int) int {
 		i += 8
 	}
 	return i
-}
-
-// hex4 decodes four hex digits, or returns -1.
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

@@ -1,5 +1,7 @@
 package transform
 
+import "github.com/gobridge-oss/gobridge/core/jsontext"
+
 // maxDepth is the deepest nesting of arrays and objects a payload may
 // have; deeper documents are refused as encoding/json refuses them.
 const maxDepth = 10000
@@ -196,7 +198,7 @@ func memberOf(n *pnode, raw []byte, dirty bool) *pnode {
 		return n.member(raw)
 	}
 	var buf [64]byte
-	return n.member(appendUnquoted(buf[:0], raw))
+	return n.member(jsontext.AppendUnquoted(buf[:0], raw))
 }
 
 // forget clears every value recorded under n, so that a repeated member
