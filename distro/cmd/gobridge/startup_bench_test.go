@@ -25,7 +25,13 @@ func BenchmarkStartupToReady(b *testing.B) {
 		}
 		pr, ready := startBinary(b, cfg, dir, p)
 		total += ready
-		time.Sleep(time.Second) // idle: what the process holds at rest
+		// Let it idle for a second (what it holds at rest), failing at
+		// once should it exit meanwhile.
+		select {
+		case err := <-pr.done:
+			b.Fatalf("gobridge exited while idle: %v\n%s", err, pr.logs.String())
+		case <-time.After(idlePeriod):
+		}
 		rss += residentMiB(b, pr.cmd.Process.Pid)
 		pr.stop(b)
 	}
@@ -33,6 +39,9 @@ func BenchmarkStartupToReady(b *testing.B) {
 	b.ReportMetric(rss/float64(b.N), "idle-RSS-MiB")
 	b.ReportMetric(0, "ns/op")
 }
+
+// idlePeriod is how long the process idles before its RSS is read.
+const idlePeriod = time.Second
 
 // residentMiB reads VmRSS of pid from /proc.
 func residentMiB(b *testing.B, pid int) float64 {
