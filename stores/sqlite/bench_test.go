@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -82,44 +80,14 @@ func BenchmarkPersistConcurrent64(b *testing.B) {
 // BenchmarkPersistNaive is the baseline: the same records and the same
 // durability (WAL, synchronous=FULL), one transaction per message, one
 // message after the other, through database/sql without the store.
+// BenchmarkGroupCommitVsNaive interleaves the two for a ratio.
 func BenchmarkPersistNaive(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "naive.db")
-	// Open once through the store so the schema is the same.
-	s, err := Open(context.Background(), path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Close(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	db, err := sql.Open(driverName, "file:"+path+"?_synchronous=FULL&_busy_timeout=5000&_txlock=immediate")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	rec := benchRecord(0)
-	env := envelopeColsOf(rec.Envelope)
+	naive := openNaive(b)
+	defer naive.close()
 	b.ResetTimer()
 	start := time.Now()
-	for i := range b.N {
-		tx, err := db.Begin()
-		if err != nil {
-			b.Fatal(err)
-		}
-		now := encodeTime(time.Now())
-		args := []any{fmt.Sprint("naive-", i), rec.Partition, rec.RouteID, rec.BindingID, rec.Address}
-		args = append(args, env.args()...)
-		args = append(args, 0, "", now, now, now, now)
-		if _, err := tx.Exec(`INSERT INTO outbox (id, partition, route_id, binding_id, address,
-			env_id, subject, headers, env_created_at, env_expires_at, payload,
-			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
-			b.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
+	if err := naive.run(b.N); err != nil {
+		b.Fatal(err)
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()

@@ -1,33 +1,80 @@
 package sqlite
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
-	"time"
 )
 
-// newRecordID returns a version 7 UUID: 48 bits of Unix milliseconds
-// followed by random bits. IDs made close together in time sort close
-// together, so the unique index on outbox IDs grows at its right edge
-// instead of dirtying a random page per insert, which keeps each group
-// commit small.
-func newRecordID(now time.Time) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[0:8], uint64(now.UnixMilli())<<16|rand.Uint64()&0xffff)
-	binary.BigEndian.PutUint64(b[8:16], rand.Uint64())
-	b[6] = (b[6] & 0x0f) | 0x70 // version 7
-	b[8] = (b[8] & 0x3f) | 0x80 // RFC 9562 variant
+// A record ID the store makes names the row directly: "ob-", the row's
+// sequence number and a random salt, each as 16 hex digits. Looking it up
+// is a primary-key seek, so the outbox needs no index over IDs, which
+// made every insert cost a second B-tree write. SQLite may hand a sequence
+// number out again once the newest rows were deleted; the salt, stored in
+// the row, keeps such an ID from ever naming a later record.
+//
+// An ID the caller chose is kept as it is, in ext_id, behind a partial
+// unique index that rows with store-made IDs never enter.
+const (
+	recordIDPrefix = "ob-"
+	recordIDLen    = len(recordIDPrefix) + 16 + 1 + 16
+)
 
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
+// newSalt returns the salt for a new row.
+func newSalt() int64 { return int64(rand.Uint64()) }
+
+// formatRecordID returns the ID of the row seq with salt.
+func formatRecordID(seq, salt int64) string {
+	var b [recordIDLen]byte
+	copy(b[:], recordIDPrefix)
+	putHex16(b[len(recordIDPrefix):], uint64(seq))
+	b[len(recordIDPrefix)+16] = '-'
+	putHex16(b[len(recordIDPrefix)+17:], uint64(salt))
+	return string(b[:])
+}
+
+func putHex16(dst []byte, v uint64) {
+	var raw [8]byte
+	for i := 7; i >= 0; i-- {
+		raw[i] = byte(v)
+		v >>= 8
+	}
+	hex.Encode(dst[:16], raw[:])
+}
+
+// parseRecordID returns the row and salt a store-made ID names; ok is
+// false for any other string, which can only be a caller's ID. It accepts
+// exactly what formatRecordID makes (lower-case digits only), so that no
+// two strings name the same row.
+func parseRecordID(id string) (seq, salt int64, ok bool) {
+	if len(id) != recordIDLen || id[:len(recordIDPrefix)] != recordIDPrefix || id[len(recordIDPrefix)+16] != '-' {
+		return 0, 0, false
+	}
+	s, ok1 := parseHex16(id[len(recordIDPrefix) : len(recordIDPrefix)+16])
+	t, ok2 := parseHex16(id[len(recordIDPrefix)+17:])
+	return int64(s), int64(t), ok1 && ok2
+}
+
+func parseHex16(h string) (uint64, bool) {
+	var v uint64
+	for i := range len(h) {
+		c := h[i]
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// recordKey is an ID prepared for the lookup statements: the row and salt
+// for a store-made ID (NULL otherwise) and the ID itself for ext_id.
+func recordKey(id string) []any {
+	if seq, salt, ok := parseRecordID(id); ok {
+		return []any{seq, salt, id}
+	}
+	return []any{nil, nil, id}
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // Persist stores all records in one transaction, shared with whatever
-// other writes are waiting, and returns once it committed. It fills empty
-// IDs and sets CreatedAt (and NextAttemptAt, when zero) on recs. A record
+// other writes are waiting, and returns once it committed. It sets
+// CreatedAt (and NextAttemptAt, when zero) on recs and, once the records
+// are stored, the ID of each record that came without one. A record
 // without an envelope fails the call with INVALID_PAYLOAD, an ID that is
 // already stored with DUPLICATE_RECORD; either way nothing is stored.
 func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
@@ -31,34 +32,75 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		if r.Envelope == nil {
 			return fault.ErrInvalidPayload.WithMessage(fmt.Sprintf("outbox record %d has no envelope", i))
 		}
-		if r.ID == "" {
-			r.ID = newRecordID(time.Now())
-		}
 		r.CreatedAt = now
 		if r.NextAttemptAt.IsZero() {
 			r.NextAttemptAt = now
 		}
-		env := envelopeColsOf(r.Envelope)
-		next := encodeTime(r.NextAttemptAt)
-		row := make([]any, 0, 17)
-		row = append(row, r.ID, r.Partition, r.RouteID, r.BindingID, r.Address)
-		row = append(row, env.args()...)
-		row = append(row, int64(r.ReplayCount), r.LastError, encodeTime(now),
-			encodeTime(r.FirstAttemptAt), next, next)
-		rows[i] = row
+		rows[i] = recordArgs(r, now)
 	}
+	// made is written by the writer and read here only after do
+	// returned nil, which orders the two.
+	made := make([]string, len(recs))
 	err := s.w.do(ctx, len(rows) > 1, func(tx *writeTx) error {
-		for _, row := range rows {
-			if _, err := tx.stmts.insertRecord.Exec(row...); err != nil {
-				if isUniqueViolation(err) {
-					return fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("outbox record %v already exists", row[0]))
-				}
+		for i, row := range rows {
+			id, err := tx.insertRecord(recs[i].ID, row)
+			if err != nil {
 				return err
 			}
+			made[i] = id
 		}
 		return nil
 	})
-	return opError("persist", err)
+	if err != nil {
+		return opError("persist", err)
+	}
+	for i := range recs {
+		recs[i].ID = made[i]
+	}
+	return nil
+}
+
+// recordArgs returns the values insertRecord binds for r, as ?1 to ?16.
+func recordArgs(r *ports.OutboxRecord, now time.Time) []any {
+	env := envelopeColsOf(r.Envelope)
+	row := make([]any, 0, 17)
+	row = append(row, newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
+	row = append(row, env.args()...)
+	return append(row, int64(r.ReplayCount), r.LastError, encodeTime(now),
+		encodeTime(r.FirstAttemptAt), encodeTime(r.NextAttemptAt))
+}
+
+// insertRecord stores one row and returns its ID: a store-made one when
+// callerID is empty, else callerID, which must not name a stored record.
+func (tx *writeTx) insertRecord(callerID string, row []any) (string, error) {
+	if callerID == "" {
+		res, err := tx.stmts.insertRecord.Exec(row...)
+		if err != nil {
+			return "", err
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return "", err
+		}
+		return formatRecordID(seq, row[0].(int64)), nil
+	}
+	duplicate := fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("outbox record %q already exists", callerID))
+	if seq, salt, ok := parseRecordID(callerID); ok {
+		var one int
+		switch err := tx.stmts.storeMadeExists.QueryRow(seq, salt).Scan(&one); {
+		case err == nil:
+			return "", duplicate
+		case !errors.Is(err, sql.ErrNoRows):
+			return "", err
+		}
+	}
+	if _, err := tx.stmts.insertExtRecord.Exec(append(row, callerID)...); err != nil {
+		if isUniqueViolation(err) {
+			return "", duplicate
+		}
+		return "", err
+	}
+	return callerID, nil
 }
 
 // Claim marks up to limit due records of partition as claimed under tok
@@ -115,30 +157,52 @@ func (s *Store) CompleteBatch(ctx context.Context, ids []string, tok ports.Lease
 	if len(ids) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(ids)
+	made, callers := make([][2]int64, 0, len(ids)), []string{}
+	for _, id := range ids {
+		if seq, salt, ok := parseRecordID(id); ok {
+			made = append(made, [2]int64{seq, salt})
+		}
+		// Any ID may also be a caller's ID that looks like a store-made
+		// one; the lookup by ext_id finds those.
+		callers = append(callers, id)
+	}
+	madeList, err := json.Marshal(made)
 	if err != nil {
 		return opError("complete batch", err)
 	}
-	err = s.w.do(ctx, len(ids) > 1, func(tx *writeTx) error { return tx.completeBatch(list, tok) })
+	callerList, err := json.Marshal(callers)
+	if err != nil {
+		return opError("complete batch", err)
+	}
+	err = s.w.do(ctx, len(ids) > 1, func(tx *writeTx) error { return tx.completeBatch(madeList, callerList, tok) })
 	return opError("complete batch", err)
 }
 
-// completeBatch fences each partition the records belong to once, then
-// deletes them all with one statement: three statements for the batch
-// instead of three per record.
-func (tx *writeTx) completeBatch(idList []byte, tok ports.LeaseToken) error {
-	rows, err := tx.stmts.batchPartitions.Query(string(idList))
+// completeBatch resolves the IDs to rows, fences each partition they
+// belong to once, then deletes them all with one statement: three
+// statements for the batch instead of three per record.
+func (tx *writeTx) completeBatch(madeList, callerList []byte, tok ports.LeaseToken) error {
+	rows, err := tx.stmts.resolveBatch.Query(string(madeList), string(callerList))
 	if err != nil {
 		return err
 	}
-	var parts []string
+	var (
+		seqs  []int64
+		parts []string
+	)
 	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
+		var (
+			seq int64
+			p   string
+		)
+		if err := rows.Scan(&seq, &p); err != nil {
 			rows.Close()
 			return err
 		}
-		parts = append(parts, p)
+		seqs = append(seqs, seq)
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -149,19 +213,26 @@ func (tx *writeTx) completeBatch(idList []byte, tok ports.LeaseToken) error {
 			return err
 		}
 	}
-	_, err = tx.stmts.deleteBatch.Exec(string(idList))
+	if len(seqs) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(seqs)
+	if err != nil {
+		return err
+	}
+	_, err = tx.stmts.deleteBatch.Exec(string(list))
 	return err
 }
 
 func (tx *writeTx) complete(id string, tok ports.LeaseToken) error {
-	partition, found, err := tx.partitionOf(id)
+	seq, partition, found, err := tx.resolve(id)
 	if err != nil || !found {
 		return err
 	}
 	if err := tx.fence(partition, tok); err != nil {
 		return err
 	}
-	_, err = tx.stmts.deleteRecord.Exec(id)
+	_, err = tx.stmts.deleteRecord.Exec(seq)
 	return err
 }
 
@@ -174,7 +245,7 @@ func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cau
 		msg = cause.Error()
 	}
 	err := s.w.do(ctx, false, func(tx *writeTx) error {
-		partition, found, err := tx.partitionOf(id)
+		seq, partition, found, err := tx.resolve(id)
 		if err != nil {
 			return err
 		}
@@ -184,7 +255,7 @@ func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cau
 		if err := tx.fence(partition, tok); err != nil {
 			return err
 		}
-		_, err = tx.stmts.replay.Exec(id, msg, encodeTime(next))
+		_, err = tx.stmts.replay.Exec(seq, msg, encodeTime(next))
 		return err
 	})
 	return opError("replay", err)
@@ -202,28 +273,33 @@ func (s *Store) Depth(ctx context.Context, partition string) (int, error) {
 	return n, nil
 }
 
-func (tx *writeTx) partitionOf(id string) (string, bool, error) {
-	var partition string
-	err := tx.stmts.recordPartition.QueryRow(id).Scan(&partition)
+// resolve finds the row and partition of the record id names.
+func (tx *writeTx) resolve(id string) (seq int64, partition string, found bool, err error) {
+	err = tx.stmts.resolveRecord.QueryRow(recordKey(id)...).Scan(&seq, &partition)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
+		return 0, "", false, nil
 	}
-	return partition, err == nil, err
+	return seq, partition, err == nil, err
 }
 
 // scanRecord reads one row of outboxColumns.
 func scanRecord(rows *sql.Rows) (ports.OutboxRecord, int64, error) {
 	var (
 		r                        ports.OutboxRecord
-		seq                      int64
+		seq, salt                int64
+		extID                    sql.NullString
 		env                      envelopeCols
 		created, first, nextTime int64
 	)
-	dest := []any{&seq, &r.ID, &r.Partition, &r.RouteID, &r.BindingID, &r.Address}
+	dest := []any{&seq, &salt, &extID, &r.Partition, &r.RouteID, &r.BindingID, &r.Address}
 	dest = append(dest, env.dest()...)
 	dest = append(dest, &r.ReplayCount, &r.LastError, &created, &first, &nextTime)
 	if err := rows.Scan(dest...); err != nil {
 		return r, 0, err
+	}
+	r.ID = extID.String
+	if !extID.Valid {
+		r.ID = formatRecordID(seq, salt)
 	}
 	e, err := env.envelope()
 	if err != nil {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -145,7 +144,6 @@ func boolInt(b bool) int {
 type naiveInserter struct {
 	db   *sql.DB
 	args []any
-	next int
 }
 
 func openNaive(b *testing.B) *naiveInserter {
@@ -166,9 +164,9 @@ func openNaive(b *testing.B) *naiveInserter {
 	db.SetMaxOpenConns(1)
 	rec := benchRecord(0)
 	env := envelopeColsOf(rec.Envelope)
-	args := []any{"", rec.Partition, rec.RouteID, rec.BindingID, rec.Address}
+	args := []any{int64(0), rec.Partition, rec.RouteID, rec.BindingID, rec.Address}
 	args = append(args, env.args()...)
-	args = append(args, 0, "", int64(0), int64(0), int64(0), int64(0))
+	args = append(args, int64(0), "", int64(0), int64(0), int64(0))
 	return &naiveInserter{db: db, args: args}
 }
 
@@ -179,13 +177,12 @@ func (n *naiveInserter) run(count int) error {
 			return err
 		}
 		now := encodeTime(time.Now())
-		n.args[0] = fmt.Sprint("naive-", n.next)
-		n.args[13], n.args[14], n.args[15], n.args[16] = now, now, now, now
-		n.next++
-		if _, err := tx.Exec(`INSERT INTO outbox (id, partition, route_id, binding_id, address,
+		n.args[0] = newSalt()
+		n.args[13], n.args[14], n.args[15] = now, now, now
+		if _, err := tx.Exec(`INSERT INTO outbox (salt, partition, route_id, binding_id, address,
 			env_id, subject, headers, env_created_at, env_expires_at, payload,
 			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, n.args...); err != nil {
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`, n.args...); err != nil {
 			_ = tx.Rollback()
 			return err
 		}

@@ -102,6 +102,46 @@ func migrations() []migration {
 				version   INTEGER NOT NULL
 			) WITHOUT ROWID`,
 		},
+	}, {
+		version: 2,
+		name:    "outbox rows keyed by sequence number; caller IDs in ext_id",
+		stmts: []string{
+			// Rows from version 1 keep their IDs as caller IDs, so that
+			// a claim held across the upgrade still completes.
+			`CREATE TABLE outbox_v2 (
+				seq              INTEGER PRIMARY KEY,
+				salt             INTEGER NOT NULL,
+				ext_id           TEXT,
+				partition        TEXT NOT NULL,
+				route_id         TEXT NOT NULL,
+				binding_id       TEXT NOT NULL,
+				address          TEXT NOT NULL,
+				env_id           TEXT NOT NULL,
+				subject          TEXT NOT NULL,
+				headers          TEXT,
+				env_created_at   INTEGER NOT NULL,
+				env_expires_at   INTEGER NOT NULL,
+				payload          BLOB,
+				replay_count     INTEGER NOT NULL DEFAULT 0,
+				last_error       TEXT NOT NULL DEFAULT '',
+				created_at       INTEGER NOT NULL,
+				first_attempt_at INTEGER NOT NULL,
+				next_attempt_at  INTEGER NOT NULL,
+				available_at     INTEGER NOT NULL,
+				claim_owner      TEXT,
+				claim_version    INTEGER,
+				claimed_at       INTEGER
+			)`,
+			`INSERT INTO outbox_v2 SELECT seq, 0, id, partition, route_id, binding_id, address,
+				env_id, subject, headers, env_created_at, env_expires_at, payload,
+				replay_count, last_error, created_at, first_attempt_at, next_attempt_at,
+				available_at, claim_owner, claim_version, claimed_at FROM outbox`,
+			`DROP TABLE outbox`,
+			`ALTER TABLE outbox_v2 RENAME TO outbox`,
+			// Rows with store-made IDs (ext_id NULL) stay out of it.
+			`CREATE UNIQUE INDEX outbox_ext_id ON outbox (ext_id) WHERE ext_id IS NOT NULL`,
+			`CREATE INDEX outbox_claim ON outbox (partition, seq, available_at)`,
+		},
 	}}
 }
 

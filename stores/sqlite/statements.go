@@ -8,7 +8,7 @@ import (
 
 // outboxColumns are the columns a record is read from, in scanRecord's
 // order.
-const outboxColumns = `seq, id, partition, route_id, binding_id, address,
+const outboxColumns = `seq, salt, ext_id, partition, route_id, binding_id, address,
 	env_id, subject, headers, env_created_at, env_expires_at, payload,
 	replay_count, last_error, created_at, first_attempt_at, next_attempt_at`
 
@@ -22,11 +22,12 @@ const dlqColumns = `seq, id, route_id, binding_id, address,
 type statements struct {
 	begin, commit, savepoint, rollbackTo, release *sql.Stmt
 
-	insertRecord, claim, recordPartition, deleteRecord, replay *sql.Stmt
-	batchPartitions, deleteBatch                               *sql.Stmt
-	fenceGet, fenceSet                                         *sql.Stmt
-	insertEntry, deleteEntry                                   *sql.Stmt
-	leaseGet, leasePut                                         *sql.Stmt
+	insertRecord, insertExtRecord, storeMadeExists *sql.Stmt
+	claim, resolveRecord, deleteRecord, replay     *sql.Stmt
+	resolveBatch, deleteBatch                      *sql.Stmt
+	fenceGet, fenceSet                             *sql.Stmt
+	insertEntry, deleteEntry                       *sql.Stmt
+	leaseGet, leasePut                             *sql.Stmt
 
 	all []*sql.Stmt
 }
@@ -42,10 +43,18 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		{&s.savepoint, "SAVEPOINT op"},
 		{&s.rollbackTo, "ROLLBACK TO op"},
 		{&s.release, "RELEASE op"},
-		{&s.insertRecord, `INSERT INTO outbox (id, partition, route_id, binding_id, address,
+		// ?1 salt, ?2 ext_id (NULL for a store-made ID), ?16 the next
+		// attempt, which is also when the record becomes available.
+		{&s.insertRecord, `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
 			env_id, subject, headers, env_created_at, env_expires_at, payload,
 			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`},
+		{&s.insertExtRecord, `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
+			env_id, subject, headers, env_created_at, env_expires_at, payload,
+			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
+			VALUES (?1, ?17, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`},
+		// ?1 seq, ?2 salt of a store-made ID.
+		{&s.storeMadeExists, "SELECT 1 FROM outbox WHERE seq = ?1 AND salt = ?2 AND ext_id IS NULL"},
 		// ?1 owner, ?2 version, ?3 now, ?4 stale deadline, ?5 partition,
 		// ?6 limit, ?7 the stored zero time.
 		{&s.claim, `UPDATE outbox SET claim_owner = ?1, claim_version = ?2, claimed_at = ?3,
@@ -54,16 +63,24 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 			WHERE seq IN (SELECT seq FROM outbox WHERE partition = ?5 AND available_at <= ?3
 				ORDER BY seq LIMIT ?6)
 			RETURNING ` + outboxColumns},
-		{&s.recordPartition, "SELECT partition FROM outbox WHERE id = ?"},
-		{&s.deleteRecord, "DELETE FROM outbox WHERE id = ?"},
-		// ?1 a JSON array of record IDs.
-		{&s.batchPartitions, "SELECT DISTINCT partition FROM outbox WHERE id IN (SELECT value FROM json_each(?1))"},
-		{&s.deleteBatch, "DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?1))"},
-		// ?1 id, ?2 last error, ?3 next attempt.
+		// recordKey's three values: seq and salt of a store-made ID (both
+		// NULL otherwise), and the ID as a caller's ID.
+		{&s.resolveRecord, `SELECT seq, partition FROM outbox
+			WHERE (seq = ?1 AND salt = ?2 AND ext_id IS NULL) OR ext_id = ?3`},
+		{&s.deleteRecord, "DELETE FROM outbox WHERE seq = ?"},
+		// ?1 a JSON array of [seq, salt] pairs of store-made IDs, ?2 a
+		// JSON array of IDs to look up as caller IDs.
+		{&s.resolveBatch, `SELECT o.seq, o.partition FROM json_each(?1) AS k
+				JOIN outbox AS o ON o.seq = k.value->>0 AND o.salt = k.value->>1 AND o.ext_id IS NULL
+			UNION
+			SELECT o.seq, o.partition FROM json_each(?2) AS k JOIN outbox AS o ON o.ext_id = k.value`},
+		// ?1 a JSON array of sequence numbers.
+		{&s.deleteBatch, "DELETE FROM outbox WHERE seq IN (SELECT value FROM json_each(?1))"},
+		// ?1 seq, ?2 last error, ?3 next attempt.
 		{&s.replay, `UPDATE outbox SET replay_count = replay_count + 1, last_error = ?2,
 			next_attempt_at = ?3, available_at = ?3,
 			claim_owner = NULL, claim_version = NULL, claimed_at = NULL
-			WHERE id = ?1`},
+			WHERE seq = ?1`},
 		{&s.fenceGet, "SELECT version FROM fence WHERE partition = ?"},
 		{&s.fenceSet, `INSERT INTO fence (partition, version) VALUES (?1, ?2)
 			ON CONFLICT (partition) DO UPDATE SET version = excluded.version`},
