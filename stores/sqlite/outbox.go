@@ -27,6 +27,8 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	}
 	now := s.clock.Now()
 	rows := make([][]any, len(recs))
+	// The writer reads only copies: a caller that gave up may reuse recs.
+	callerIDs := make([]string, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		if r.Envelope == nil {
@@ -37,13 +39,14 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 			r.NextAttemptAt = now
 		}
 		rows[i] = recordArgs(r, now)
+		callerIDs[i] = r.ID
 	}
 	// made is written by the writer and read here only after do
 	// returned nil, which orders the two.
 	made := make([]string, len(recs))
 	err := s.w.do(ctx, len(rows) > 1, func(tx *writeTx) error {
 		for i, row := range rows {
-			id, err := tx.insertRecord(recs[i].ID, row)
+			id, err := tx.insertRecord(callerIDs[i], row)
 			if err != nil {
 				return err
 			}

@@ -43,8 +43,10 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		{&s.savepoint, "SAVEPOINT op"},
 		{&s.rollbackTo, "ROLLBACK TO op"},
 		{&s.release, "RELEASE op"},
-		// ?1 salt, ?2 ext_id (NULL for a store-made ID), ?16 the next
-		// attempt, which is also when the record becomes available.
+		// ?1 salt, ?2 partition, then the columns in order up to ?16,
+		// the next attempt, which is also when the record becomes
+		// available. insertRecord leaves ext_id NULL (a store-made ID);
+		// insertExtRecord stores the caller's ID, ?17, there.
 		{&s.insertRecord, `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
 			env_id, subject, headers, env_created_at, env_expires_at, payload,
 			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
