@@ -17,23 +17,8 @@ import (
 
 func TestClaimUsesTheIndexInOrder(t *testing.T) {
 	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"))
-	rows, err := s.reads.QueryContext(t.Context(),
-		"EXPLAIN QUERY PLAN SELECT seq FROM outbox WHERE partition = ? AND available_at <= ? ORDER BY seq LIMIT ?",
-		"p", 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, "; ")
+	text := queryPlan(t, s,
+		"SELECT seq FROM outbox WHERE partition = ? AND available_at <= ? ORDER BY seq LIMIT ?", "p", 0, 10)
 	if !strings.Contains(text, "COVERING INDEX outbox_claim") || strings.Contains(text, "TEMP B-TREE") {
 		t.Errorf("claim plan %q, want a covering scan of outbox_claim without sorting", text)
 	}
