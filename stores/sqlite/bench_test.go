@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,45 +29,20 @@ func benchRecord(i int) ports.OutboxRecord {
 // persist one-record batches at synchronous=FULL; every Persist returns
 // only after its commit was fsynced.
 func BenchmarkPersistConcurrent64(b *testing.B) {
-	const producers = 64
 	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), WithSynchronous("FULL"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	ctx := context.Background()
-
-	recs := make([]ports.OutboxRecord, producers)
-	for i := range recs {
-		recs[i] = benchRecord(i)
-	}
-	var (
-		issued atomic.Int64
-		wg     sync.WaitGroup
-		failed = make(chan error, producers)
-	)
+	group := newGroupProducers(s, 64)
+	defer group.stop()
 	b.ResetTimer()
 	start := time.Now()
-	for p := range producers {
-		wg.Go(func() {
-			for issued.Add(1) <= int64(b.N) {
-				r := recs[p]
-				r.ID = ""
-				if err := s.Persist(ctx, []ports.OutboxRecord{r}); err != nil {
-					failed <- err
-					return
-				}
-			}
-		})
+	if err := group.run(b.N); err != nil {
+		b.Fatal(err)
 	}
-	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	select {
-	case err := <-failed:
-		b.Fatal(err)
-	default:
-	}
 	st := s.Stats()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
 	if st.Commits > 0 {

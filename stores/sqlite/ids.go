@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
 )
@@ -34,10 +35,7 @@ func formatRecordID(seq, salt int64) string {
 
 func putHex16(dst []byte, v uint64) {
 	var raw [8]byte
-	for i := 7; i >= 0; i-- {
-		raw[i] = byte(v)
-		v >>= 8
-	}
+	binary.BigEndian.PutUint64(raw[:], v)
 	hex.Encode(dst[:16], raw[:])
 }
 

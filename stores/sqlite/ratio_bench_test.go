@@ -98,9 +98,9 @@ func (g *groupProducers) produce(i int) {
 	for n := range g.start[i] {
 		var err error
 		for range n {
-			r := g.recs[i]
-			r.ID = ""
-			if err = g.s.Persist(context.Background(), []ports.OutboxRecord{r}); err != nil {
+			// Persist fills in the ID of the one-element copy, so
+			// g.recs[i] stays without one.
+			if err = g.s.Persist(context.Background(), []ports.OutboxRecord{g.recs[i]}); err != nil {
 				break
 			}
 		}
