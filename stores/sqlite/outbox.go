@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		return nil
 	}
 	now := s.clock.Now()
-	rows := make([][]any, len(recs))
+	rows := make([][]driver.NamedValue, len(recs))
 	// The writer reads only copies: a caller that gave up may reuse recs.
 	callerIDs := make([]string, len(recs))
 	for i := range recs {
@@ -63,21 +64,28 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	return nil
 }
 
-// recordArgs returns the values insertRecord binds for r, as ?1 to ?16.
-func recordArgs(r *ports.OutboxRecord, now time.Time) []any {
+// recordArgs returns the values insertRecord binds for r, as ?1 to ?16,
+// in driver form: Persist builds them on the caller's goroutine, so the
+// writer only binds them. The slice has room for insertExtRecord's ?17.
+func recordArgs(r *ports.OutboxRecord, now time.Time) []driver.NamedValue {
 	env := envelopeColsOf(r.Envelope)
-	row := make([]any, 0, 17)
-	row = append(row, newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
-	row = append(row, env.args()...)
-	return append(row, int64(r.ReplayCount), r.LastError, encodeTime(now),
+	vals := make([]any, 0, 16)
+	vals = append(vals, newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
+	vals = append(vals, env.args()...)
+	vals = append(vals, int64(r.ReplayCount), r.LastError, encodeTime(now),
 		encodeTime(r.FirstAttemptAt), encodeTime(r.NextAttemptAt))
+	row := make([]driver.NamedValue, len(vals), len(vals)+1)
+	for i, v := range vals {
+		row[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return row
 }
 
 // insertRecord stores one row and returns its ID: a store-made one when
 // callerID is empty, else callerID, which must not name a stored record.
-func (tx *writeTx) insertRecord(callerID string, row []any) (string, error) {
+func (tx *writeTx) insertRecord(callerID string, row []driver.NamedValue) (string, error) {
 	if callerID == "" {
-		res, err := tx.stmts.insertRecord.Exec(row...)
+		res, err := tx.stmts.insertRecord.run(row)
 		if err != nil {
 			return "", err
 		}
@@ -85,7 +93,7 @@ func (tx *writeTx) insertRecord(callerID string, row []any) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return formatRecordID(seq, row[0].(int64)), nil
+		return formatRecordID(seq, row[0].Value.(int64)), nil
 	}
 	duplicate := fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("outbox record %q already exists", callerID))
 	if seq, salt, ok := parseRecordID(callerID); ok {
@@ -97,7 +105,8 @@ func (tx *writeTx) insertRecord(callerID string, row []any) (string, error) {
 			return "", err
 		}
 	}
-	if _, err := tx.stmts.insertExtRecord.Exec(append(row, callerID)...); err != nil {
+	ext := append(row, driver.NamedValue{Ordinal: len(row) + 1, Value: callerID})
+	if _, err := tx.stmts.insertExtRecord.run(ext); err != nil {
 		if isUniqueViolation(err) {
 			return "", duplicate
 		}

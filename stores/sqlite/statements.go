@@ -22,15 +22,34 @@ const dlqColumns = `seq, id, route_id, binding_id, address,
 type statements struct {
 	begin, commit, savepoint, rollbackTo, release *sql.Stmt
 
-	insertRecord, insertExtRecord, storeMadeExists *sql.Stmt
-	claim, resolveRecord, deleteRecord, replay     *sql.Stmt
-	resolveBatch, deleteBatch                      *sql.Stmt
-	fenceGet, fenceSet                             *sql.Stmt
-	insertEntry, deleteEntry                       *sql.Stmt
-	leaseGet, leasePut                             *sql.Stmt
+	// The two inserts of an outbox record run without database/sql, see
+	// rawStmt.
+	insertRecord, insertExtRecord *rawStmt
+
+	storeMadeExists                            *sql.Stmt
+	claim, resolveRecord, deleteRecord, replay *sql.Stmt
+	resolveBatch, deleteBatch                  *sql.Stmt
+	fenceGet, fenceSet                         *sql.Stmt
+	insertEntry, deleteEntry                   *sql.Stmt
+	leaseGet, leasePut                         *sql.Stmt
 
 	all []*sql.Stmt
 }
+
+// The inserts of an outbox record: ?1 salt, ?2 partition, then the
+// columns in order up to ?16, the next attempt, which is also when the
+// record becomes available. insertRecordSQL leaves ext_id NULL (a
+// store-made ID); insertExtRecordSQL stores the caller's ID, ?17, there.
+const (
+	insertRecordSQL = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
+		env_id, subject, headers, env_created_at, env_expires_at, payload,
+		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
+		VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`
+	insertExtRecordSQL = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
+		env_id, subject, headers, env_created_at, env_expires_at, payload,
+		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
+		VALUES (?1, ?17, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`
+)
 
 func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
 	s := &statements{}
@@ -43,18 +62,6 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		{&s.savepoint, "SAVEPOINT op"},
 		{&s.rollbackTo, "ROLLBACK TO op"},
 		{&s.release, "RELEASE op"},
-		// ?1 salt, ?2 partition, then the columns in order up to ?16,
-		// the next attempt, which is also when the record becomes
-		// available. insertRecord leaves ext_id NULL (a store-made ID);
-		// insertExtRecord stores the caller's ID, ?17, there.
-		{&s.insertRecord, `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
-			env_id, subject, headers, env_created_at, env_expires_at, payload,
-			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`},
-		{&s.insertExtRecord, `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
-			env_id, subject, headers, env_created_at, env_expires_at, payload,
-			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?1, ?17, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`},
 		// ?1 seq, ?2 salt of a store-made ID.
 		{&s.storeMadeExists, "SELECT 1 FROM outbox WHERE seq = ?1 AND salt = ?2 AND ext_id IS NULL"},
 		// ?1 owner, ?2 version, ?3 now, ?4 stale deadline, ?5 partition,
@@ -107,6 +114,17 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		*d.dst = st
 		s.all = append(s.all, st)
 	}
+	for _, d := range []struct {
+		dst   **rawStmt
+		query string
+	}{{&s.insertRecord, insertRecordSQL}, {&s.insertExtRecord, insertExtRecordSQL}} {
+		st, err := prepareRaw(ctx, conn, d.query)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("prepare %q: %w", d.query, err)
+		}
+		*d.dst = st
+	}
 	return s, nil
 }
 
@@ -114,4 +132,6 @@ func (s *statements) close() {
 	for _, st := range s.all {
 		_ = st.Close()
 	}
+	_ = s.insertRecord.close()
+	_ = s.insertExtRecord.close()
 }
