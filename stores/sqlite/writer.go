@@ -45,8 +45,11 @@ type Stats struct {
 }
 
 // writer owns the write connection. One goroutine runs loop; write calls
-// hand it ops over an unbuffered channel, so an op is either taken by the
-// loop (and then always answered) or never leaves its caller.
+// queue ops on a buffered channel, so a caller does not have to wait for
+// the loop to be ready to take its op, and the loop picks up whatever is
+// waiting without a goroutine switch per op. The loop answers every op it
+// takes; an op still queued when the loop exits was never applied, and its
+// caller, seeing exited, answers itself.
 type writer struct {
 	conn     *sql.Conn
 	stmts    *statements
@@ -66,7 +69,7 @@ type writer struct {
 func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int, linger time.Duration) *writer {
 	return &writer{
 		conn: conn, stmts: stmts, log: log, maxBatch: maxBatch, linger: linger,
-		queue:  make(chan *writeOp),
+		queue:  make(chan *writeOp, maxBatch),
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
 	}
@@ -94,6 +97,15 @@ func (w *writer) do(ctx context.Context, savepoint bool, fn writeFunc) error {
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-w.exited:
+		// The loop sends its answer before it exits, so an op it took
+		// has one by now; an op it never took was not applied.
+		select {
+		case err := <-op.done:
+			return err
+		default:
+			return errClosed()
+		}
 	}
 }
 

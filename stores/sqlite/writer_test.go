@@ -250,3 +250,28 @@ func wantDepthIs(t *testing.T, s *Store, partition string, want int) {
 		t.Errorf("Depth(%q) = %d, want %d", partition, got, want)
 	}
 }
+
+func TestOpLeftQueuedAtExitIsRefused(t *testing.T) {
+	// A writer whose loop never takes the queued op and then exits, as
+	// happens when a caller queues while Close stops the loop.
+	w := newWriter(nil, nil, nil, 4, 0)
+	applied := false
+	out := make(chan error, 1)
+	go func() {
+		out <- w.do(t.Context(), false, func(*writeTx) error { applied = true; return nil })
+	}()
+	for len(w.queue) == 0 {
+		if t.Context().Err() != nil {
+			t.Fatal("the op never reached the queue")
+		}
+		runtime.Gosched()
+	}
+	close(w.quit)
+	close(w.exited)
+	if err := <-out; !errors.Is(err, fault.ErrUnavailable) {
+		t.Errorf("op left queued at exit = %v, want UNAVAILABLE", err)
+	}
+	if applied {
+		t.Error("the op left queued at exit was applied")
+	}
+}
