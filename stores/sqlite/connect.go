@@ -107,6 +107,9 @@ func prepareFile(ctx context.Context, path string, conn *sql.Conn, cfg *config) 
 	if err := runCheck(ctx, path, conn, cfg.check); err != nil {
 		return err
 	}
+	if err := setPageSize(ctx, path, conn, cfg); err != nil {
+		return err
+	}
 	var mode string
 	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		return openError(path, "cannot switch to WAL mode", err)
@@ -127,6 +130,32 @@ func prepareFile(ctx context.Context, path string, conn *sql.Conn, cfg *config) 
 	}
 	if want := map[string]int{"OFF": 0, "NORMAL": 1, "FULL": 2}[cfg.synchronous]; level != want {
 		return openError(path, fmt.Sprintf("synchronous is %d, want %s", level, cfg.synchronous), nil)
+	}
+	return nil
+}
+
+// setPageSize gives a new, still empty file the configured page size. It
+// must run before the switch to WAL mode, which writes the first page; an
+// existing file keeps its page size, which only a VACUUM outside WAL mode
+// could change.
+func setPageSize(ctx context.Context, path string, conn *sql.Conn, cfg *config) error {
+	var pages int
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return openError(path, "cannot read the page count", err)
+	}
+	if pages == 0 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", cfg.pageSize)); err != nil {
+			return openError(path, "cannot set the page size", err)
+		}
+		return nil
+	}
+	var size int
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
+		return openError(path, "cannot read the page size", err)
+	}
+	if size != cfg.pageSize {
+		cfg.logger.Info("sqlite store keeps the page size it was created with",
+			"path", path, "page_size", size, "configured", cfg.pageSize)
 	}
 	return nil
 }

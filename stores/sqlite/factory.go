@@ -34,6 +34,9 @@ type FactoryConfig struct {
 	ReadConns int `yaml:"read_conns" json:"read_conns"`
 	// StartupCheck is quick (default), full or off.
 	StartupCheck StartupCheck `yaml:"startup_check" json:"startup_check"`
+	// PageSize is the page size of a file the store creates (8192); an
+	// existing file keeps its own.
+	PageSize int `yaml:"page_size" json:"page_size"`
 }
 
 // Validate checks what can be checked before the file is opened.
@@ -67,6 +70,9 @@ func (c FactoryConfig) options() []Option {
 	}
 	if c.StartupCheck != "" {
 		opts = append(opts, WithStartupCheck(c.StartupCheck))
+	}
+	if c.PageSize != 0 {
+		opts = append(opts, WithPageSize(c.PageSize))
 	}
 	return opts
 }

@@ -14,7 +14,7 @@ import (
 func TestFactoryOpensUnderTheDataDir(t *testing.T) {
 	dir := t.TempDir()
 	f := Factory()
-	cfg, err := f.Decode(map[string]any{"path": "nested/bridge.db", "synchronous": "NORMAL", "busy_timeout": "2s"})
+	cfg, err := f.Decode(map[string]any{"path": "nested/bridge.db", "synchronous": "NORMAL", "busy_timeout": "2s", "page_size": 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +32,13 @@ func TestFactoryOpensUnderTheDataDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "nested", "bridge.db")); err != nil {
 		t.Errorf("database file not created under the data dir: %v", err)
+	}
+	var pageSize int
+	if err := s.w.conn.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if pageSize != 4096 {
+		t.Errorf("page_size: 4096 gave a file with %d-byte pages", pageSize)
 	}
 	for _, bad := range []map[string]any{{}, {"path": "x.db", "synchronus": "FULL"}} {
 		if _, err := f.Decode(bad); err == nil {

@@ -141,6 +141,9 @@ func TestOpenValidatesOptions(t *testing.T) {
 		"read conns":    WithReadConns(0),
 		"startup check": WithStartupCheck("sometimes"),
 		"clock":         WithClock(nil),
+		"page size 0":   WithPageSize(0),
+		"page size odd": WithPageSize(3000),
+		"page size big": WithPageSize(1 << 17),
 	} {
 		if s, err := Open(t.Context(), path, opt); !errors.Is(err, fault.ErrInvalidConfig) {
 			if s != nil {
@@ -152,6 +155,41 @@ func TestOpenValidatesOptions(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("invalid options created the file (stat: %v)", err)
 	}
+}
+
+func TestOpenPageSize(t *testing.T) {
+	// A new file gets the configured page size; an existing one keeps
+	// its own, whatever the option says, and its records stay readable.
+	dir := t.TempDir()
+	tests := []struct {
+		name, file string
+		opts       []Option
+		want       int
+	}{
+		{"new file, default", "default.db", nil, DefaultPageSize},
+		{"new file, 4096", "small.db", []Option{WithPageSize(4096)}, 4096},
+		{"existing file, other option", "small.db", []Option{WithPageSize(16384)}, 4096},
+		{"existing file, default", "small.db", nil, 4096},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Open(t.Context(), filepath.Join(dir, tt.file), tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(t.Context())
+			var got int
+			if err := s.w.conn.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("page size %d, want %d", got, tt.want)
+			}
+			persistN(t, s, "p", 1)
+		})
+	}
+	s := openTestStore(t, filepath.Join(dir, "small.db"))
+	wantDepthIs(t, s, "p", 3)
 }
 
 func TestOpenSynchronousLevels(t *testing.T) {

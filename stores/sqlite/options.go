@@ -19,6 +19,7 @@ const (
 	DefaultCommitLinger = 500 * time.Microsecond
 	DefaultReadConns    = 4
 	DefaultStartupCheck = CheckQuick
+	DefaultPageSize     = 8192
 )
 
 // StartupCheck selects the integrity check Open runs on an existing file.
@@ -49,6 +50,7 @@ type config struct {
 	linger        time.Duration
 	readConns     int
 	check         StartupCheck
+	pageSize      int
 }
 
 func defaultConfig() config {
@@ -61,6 +63,7 @@ func defaultConfig() config {
 		linger:        DefaultCommitLinger,
 		readConns:     DefaultReadConns,
 		check:         DefaultStartupCheck,
+		pageSize:      DefaultPageSize,
 	}
 }
 
@@ -114,6 +117,13 @@ func WithReadConns(n int) Option { return func(cfg *config) { cfg.readConns = n 
 // CheckQuick.
 func WithStartupCheck(c StartupCheck) Option { return func(cfg *config) { cfg.check = c } }
 
+// WithPageSize sets the page size, in bytes, of a database file Open
+// creates: a power of two from 512 to 65536. The default, DefaultPageSize,
+// is twice SQLite's own: a group commit then writes half as many WAL frames,
+// one system call and one checksum each, for the same records. A file that
+// already exists keeps the page size it was created with.
+func WithPageSize(n int) Option { return func(cfg *config) { cfg.pageSize = n } }
+
 func (c *config) validate() error {
 	var problems []string
 	if c.clock == nil {
@@ -138,6 +148,9 @@ func (c *config) validate() error {
 	}
 	if c.readConns < 1 {
 		problems = append(problems, fmt.Sprintf("read conns %d is below 1", c.readConns))
+	}
+	if c.pageSize < 512 || c.pageSize > 65536 || c.pageSize&(c.pageSize-1) != 0 {
+		problems = append(problems, fmt.Sprintf("page size %d is not a power of two from 512 to 65536", c.pageSize))
 	}
 	switch c.check {
 	case CheckQuick, CheckFull, CheckOff:
