@@ -69,15 +69,16 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 // writer only binds them. The slice has room for insertExtRecord's ?17.
 func recordArgs(r *ports.OutboxRecord, now time.Time) []driver.NamedValue {
 	env := envelopeColsOf(r.Envelope)
-	vals := make([]any, 0, 16)
-	vals = append(vals, newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
-	vals = append(vals, env.args()...)
-	vals = append(vals, int64(r.ReplayCount), r.LastError, encodeTime(now),
-		encodeTime(r.FirstAttemptAt), encodeTime(r.NextAttemptAt))
-	row := make([]driver.NamedValue, len(vals), len(vals)+1)
-	for i, v := range vals {
-		row[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	row := make([]driver.NamedValue, 0, 17)
+	add := func(vals ...any) {
+		for _, v := range vals {
+			row = append(row, driver.NamedValue{Ordinal: len(row) + 1, Value: v})
+		}
 	}
+	add(newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
+	add(env.args()...)
+	add(int64(r.ReplayCount), r.LastError, encodeTime(now),
+		encodeTime(r.FirstAttemptAt), encodeTime(r.NextAttemptAt))
 	return row
 }
 

@@ -181,10 +181,7 @@ func (n *naiveInserter) run(count int) error {
 		now := encodeTime(time.Now())
 		n.args[0] = newSalt()
 		n.args[13], n.args[14], n.args[15] = now, now, now
-		if _, err := tx.Exec(`INSERT INTO outbox (salt, partition, route_id, binding_id, address,
-			env_id, subject, headers, env_created_at, env_expires_at, payload,
-			replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`, n.args...); err != nil {
+		if _, err := tx.Exec(insertRecordSQL, n.args...); err != nil {
 			_ = tx.Rollback()
 			return err
 		}

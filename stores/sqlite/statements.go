@@ -41,14 +41,13 @@ type statements struct {
 // record becomes available. insertRecordSQL leaves ext_id NULL (a
 // store-made ID); insertExtRecordSQL stores the caller's ID, ?17, there.
 const (
-	insertRecordSQL = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
+	insertRecordSQL    = insertRecordHead + "?1, NULL, " + insertRecordTail
+	insertExtRecordSQL = insertRecordHead + "?1, ?17, " + insertRecordTail
+	insertRecordHead   = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
 		env_id, subject, headers, env_created_at, env_expires_at, payload,
 		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-		VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`
-	insertExtRecordSQL = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
-		env_id, subject, headers, env_created_at, env_expires_at, payload,
-		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
-		VALUES (?1, ?17, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)`
+		VALUES (`
+	insertRecordTail = "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)"
 )
 
 func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
