@@ -27,9 +27,9 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		return nil
 	}
 	now := s.clock.Now()
-	rows := make([][]driver.NamedValue, len(recs))
-	// The writer reads only copies: a caller that gave up may reuse recs.
-	callerIDs := make([]string, len(recs))
+	// The writer reads only this call's own copies: a caller that gave
+	// up may reuse recs.
+	call := newPersistCall(len(recs))
 	for i := range recs {
 		r := &recs[i]
 		if r.Envelope == nil {
@@ -39,81 +39,117 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		if r.NextAttemptAt.IsZero() {
 			r.NextAttemptAt = now
 		}
-		rows[i] = recordArgs(r, now)
-		callerIDs[i] = r.ID
+		row := &call.rows[i]
+		row.args = recordArgs(&row.vals, r, now)
+		row.callerID = r.ID
 	}
-	// made is written by the writer and read here only after do
-	// returned nil, which orders the two.
-	made := make([]string, len(recs))
-	err := s.w.do(ctx, len(rows) > 1, func(tx *writeTx) error {
-		for i, row := range rows {
-			id, err := tx.insertRecord(callerIDs[i], row)
-			if err != nil {
-				return err
-			}
-			made[i] = id
-		}
-		return nil
-	})
+	err := s.w.do(ctx, len(recs) > 1, call.insert)
 	if err != nil {
 		return opError("persist", err)
 	}
+	// rows were written by the writer and are read here only after do
+	// returned nil, which orders the two.
 	for i := range recs {
-		recs[i].ID = made[i]
+		if row := &call.rows[i]; row.callerID == "" {
+			recs[i].ID = formatRecordID(row.seq, row.vals[0].Value.(int64))
+		}
 	}
 	return nil
 }
 
-// recordArgs returns the values insertRecord binds for r, as ?1 to ?16,
-// in driver form: Persist builds them on the caller's goroutine, so the
-// writer only binds them. The slice has room for insertExtRecord's ?17.
-func recordArgs(r *ports.OutboxRecord, now time.Time) []driver.NamedValue {
-	env := envelopeColsOf(r.Envelope)
-	row := make([]driver.NamedValue, 0, 17)
-	add := func(vals ...any) {
-		for _, v := range vals {
-			row = append(row, driver.NamedValue{Ordinal: len(row) + 1, Value: v})
-		}
-	}
-	add(newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address)
-	add(env.args()...)
-	add(int64(r.ReplayCount), r.LastError, encodeTime(now),
-		encodeTime(r.FirstAttemptAt), encodeTime(r.NextAttemptAt))
-	return row
+// persistCall is one Persist's rows, allocated together; a call with one
+// record, the usual case, costs one allocation here.
+type persistCall struct {
+	rows []persistRow
+	one  [1]persistRow
 }
 
-// insertRecord stores one row and returns its ID: a store-made one when
-// callerID is empty, else callerID, which must not name a stored record.
-func (tx *writeTx) insertRecord(callerID string, row []driver.NamedValue) (string, error) {
+// persistRow is one record in driver form, its caller's ID (empty for a
+// store-made one) and, once inserted, its sequence number.
+type persistRow struct {
+	vals     [17]driver.NamedValue
+	args     []driver.NamedValue
+	callerID string
+	seq      int64
+}
+
+func newPersistCall(n int) *persistCall {
+	c := &persistCall{}
+	if n == 1 {
+		c.rows = c.one[:]
+	} else {
+		c.rows = make([]persistRow, n)
+	}
+	return c
+}
+
+func (c *persistCall) insert(tx *writeTx) error {
+	for i := range c.rows {
+		row := &c.rows[i]
+		seq, err := tx.insertRecord(row.callerID, row.args)
+		if err != nil {
+			return err
+		}
+		row.seq = seq
+	}
+	return nil
+}
+
+// recordArgs fills vals with the values insertRecord binds for r, as ?1
+// to ?16, in driver form, and returns them: Persist builds them on the
+// caller's goroutine, so the writer only binds them. vals has room for
+// insertExtRecord's ?17. now is boxed once for both columns that hold it.
+func recordArgs(vals *[17]driver.NamedValue, r *ports.OutboxRecord, now time.Time) []driver.NamedValue {
+	env := envelopeColsOf(r.Envelope)
+	var headers any
+	if env.headers.Valid {
+		headers = env.headers.String
+	}
+	created := any(encodeTime(now))
+	next := created
+	if !r.NextAttemptAt.Equal(now) {
+		next = encodeTime(r.NextAttemptAt)
+	}
+	for i, v := range [16]any{
+		newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address,
+		env.id, env.subject, headers, env.created, env.expires, env.payload,
+		int64(r.ReplayCount), r.LastError, created, encodeTime(r.FirstAttemptAt), next,
+	} {
+		vals[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return vals[:16]
+}
+
+// insertRecord stores one row: a store-made ID when callerID is empty,
+// whose sequence number it returns, else callerID, which must not name a
+// stored record.
+func (tx *writeTx) insertRecord(callerID string, row []driver.NamedValue) (int64, error) {
 	if callerID == "" {
 		res, err := tx.stmts.insertRecord.run(row)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
-		seq, err := res.LastInsertId()
-		if err != nil {
-			return "", err
-		}
-		return formatRecordID(seq, row[0].Value.(int64)), nil
+		return res.LastInsertId()
 	}
 	duplicate := fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("outbox record %q already exists", callerID))
 	if seq, salt, ok := parseRecordID(callerID); ok {
 		var one int
 		switch err := tx.stmts.storeMadeExists.QueryRow(seq, salt).Scan(&one); {
 		case err == nil:
-			return "", duplicate
+			return 0, duplicate
 		case !errors.Is(err, sql.ErrNoRows):
-			return "", err
+			return 0, err
 		}
 	}
 	ext := append(row, driver.NamedValue{Ordinal: len(row) + 1, Value: callerID})
-	if _, err := tx.stmts.insertExtRecord.run(ext); err != nil {
+	res, err := tx.stmts.insertExtRecord.run(ext)
+	if err != nil {
 		if isUniqueViolation(err) {
-			return "", duplicate
+			return 0, duplicate
 		}
-		return "", err
+		return 0, err
 	}
-	return callerID, nil
+	return res.LastInsertId()
 }
 
 // Claim marks up to limit due records of partition as claimed under tok

@@ -20,10 +20,12 @@ const dlqColumns = `seq, id, route_id, binding_id, address,
 
 // statements are prepared once on the writer's connection.
 type statements struct {
-	begin, commit, savepoint, rollbackTo, release *sql.Stmt
+	savepoint, rollbackTo, release *sql.Stmt
 
-	// The two inserts of an outbox record run without database/sql, see
-	// rawStmt.
+	// What runs once per op or once per transaction runs without
+	// database/sql, see rawStmt: the transaction's begin and commit and
+	// the two inserts of an outbox record.
+	begin, commit                 *rawStmt
 	insertRecord, insertExtRecord *rawStmt
 
 	storeMadeExists                            *sql.Stmt
@@ -56,8 +58,6 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		dst   **sql.Stmt
 		query string
 	}{
-		{&s.begin, "BEGIN IMMEDIATE"},
-		{&s.commit, "COMMIT"},
 		{&s.savepoint, "SAVEPOINT op"},
 		{&s.rollbackTo, "ROLLBACK TO op"},
 		{&s.release, "RELEASE op"},
@@ -116,7 +116,12 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	for _, d := range []struct {
 		dst   **rawStmt
 		query string
-	}{{&s.insertRecord, insertRecordSQL}, {&s.insertExtRecord, insertExtRecordSQL}} {
+	}{
+		{&s.begin, "BEGIN IMMEDIATE"},
+		{&s.commit, "COMMIT"},
+		{&s.insertRecord, insertRecordSQL},
+		{&s.insertExtRecord, insertExtRecordSQL},
+	} {
 		st, err := prepareRaw(ctx, conn, d.query)
 		if err != nil {
 			s.close()
@@ -131,6 +136,7 @@ func (s *statements) close() {
 	for _, st := range s.all {
 		_ = st.Close()
 	}
-	_ = s.insertRecord.close()
-	_ = s.insertExtRecord.close()
+	for _, st := range []*rawStmt{s.begin, s.commit, s.insertRecord, s.insertExtRecord} {
+		_ = st.close()
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,8 +63,14 @@ type writer struct {
 	inflight atomic.Int64
 	quit     chan struct{}
 	exited   chan struct{}
+	// tx is what every op of the loop's transactions is given; only the
+	// loop goroutine touches it.
+	tx writeTx
+	// ops recycles writeOps whose answer was read, so a write call costs
+	// no allocation for its op and answer channel.
+	ops sync.Pool
 
-	commits, ops, failed atomic.Uint64
+	commits, applied, failed atomic.Uint64
 }
 
 func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int, linger time.Duration) *writer {
@@ -72,6 +79,8 @@ func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int
 		queue:  make(chan *writeOp, maxBatch),
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
+		tx:     writeTx{conn: conn, stmts: stmts},
+		ops:    sync.Pool{New: func() any { return &writeOp{done: make(chan error, 1)} }},
 	}
 }
 
@@ -84,16 +93,22 @@ func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int
 func (w *writer) do(ctx context.Context, savepoint bool, fn writeFunc) error {
 	w.inflight.Add(1)
 	defer w.inflight.Add(-1)
-	op := &writeOp{ctx: ctx, fn: fn, savepoint: savepoint, done: make(chan error, 1)}
+	op := w.ops.Get().(*writeOp)
+	op.ctx, op.fn, op.savepoint = ctx, fn, savepoint
 	select {
 	case w.queue <- op:
 	case <-ctx.Done():
+		w.recycle(op)
 		return ctx.Err()
 	case <-w.quit:
+		w.recycle(op)
 		return errClosed()
 	}
+	// An op goes back to the pool only once its answer was read: the
+	// loop may still answer an op whose caller gave up.
 	select {
 	case err := <-op.done:
+		w.recycle(op)
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -102,11 +117,19 @@ func (w *writer) do(ctx context.Context, savepoint bool, fn writeFunc) error {
 		// has one by now; an op it never took was not applied.
 		select {
 		case err := <-op.done:
+			w.recycle(op)
 			return err
 		default:
 			return errClosed()
 		}
 	}
+}
+
+// recycle returns an op with an empty answer channel to the pool, without
+// the references its call held.
+func (w *writer) recycle(op *writeOp) {
+	op.ctx, op.fn = nil, nil
+	w.ops.Put(op)
 }
 
 // loop runs one transaction per round: it begins when an op arrives,
@@ -173,7 +196,7 @@ type batch struct {
 
 func (b *batch) begin(w *writer) error {
 	b.ops, b.results, b.fatal = b.ops[:0], b.results[:0], nil
-	if _, err := w.stmts.begin.ExecContext(context.Background()); err != nil {
+	if _, err := w.stmts.begin.run(nil); err != nil {
 		return opError("begin transaction", err)
 	}
 	return nil
@@ -191,8 +214,8 @@ func (b *batch) add(w *writer, op *writeOp) {
 	b.ops = append(b.ops, op)
 	var err error
 	if b.fatal == nil {
-		err = w.apply(&writeTx{conn: w.conn, stmts: w.stmts}, op)
-		if _, own := fault.As(err); err != nil && !own {
+		err = w.apply(&w.tx, op)
+		if err != nil && !isOwn(err) {
 			b.fatal = opError("write", err)
 		}
 	}
@@ -203,7 +226,7 @@ func (b *batch) add(w *writer, op *writeOp) {
 // back and gives every op that failure.
 func (b *batch) finish(w *writer) {
 	if b.fatal == nil {
-		if _, err := w.stmts.commit.ExecContext(context.Background()); err != nil {
+		if _, err := w.stmts.commit.run(nil); err != nil {
 			b.fatal = opError("commit", err)
 		}
 	}
@@ -212,7 +235,7 @@ func (b *batch) finish(w *writer) {
 		w.fail(b.ops, b.fatal)
 	} else {
 		w.commits.Add(1)
-		w.ops.Add(uint64(len(b.ops)))
+		w.applied.Add(uint64(len(b.ops)))
 		for i, op := range b.ops {
 			op.done <- b.results[i]
 		}
@@ -233,7 +256,7 @@ func (w *writer) apply(tx *writeTx, op *writeOp) error {
 		return err
 	}
 	err := op.fn(tx)
-	if _, own := fault.As(err); own {
+	if err != nil && isOwn(err) {
 		if _, rbErr := w.stmts.rollbackTo.ExecContext(bg); rbErr != nil {
 			return rbErr
 		}
@@ -244,6 +267,12 @@ func (w *writer) apply(tx *writeTx, op *writeOp) error {
 		return relErr
 	}
 	return err
+}
+
+// isOwn reports whether err, returned by an op, concerns that op alone.
+func isOwn(err error) bool {
+	_, own := fault.As(err)
+	return own
 }
 
 func (w *writer) rollback() {
@@ -261,5 +290,5 @@ func (w *writer) fail(ops []*writeOp, err error) {
 }
 
 func (w *writer) stats() Stats {
-	return Stats{Commits: w.commits.Load(), Ops: w.ops.Load(), FailedBatches: w.failed.Load()}
+	return Stats{Commits: w.commits.Load(), Ops: w.applied.Load(), FailedBatches: w.failed.Load()}
 }
