@@ -67,9 +67,7 @@ func benchGroupVsNaive(b *testing.B, producers int, opts ...Option) {
 	b.ReportMetric(groupRate, "group-msgs/s")
 	b.ReportMetric(naiveRate, "naive-msgs/s")
 	b.ReportMetric(groupRate/naiveRate, "ratio")
-	if st := s.Stats(); st.Commits > 0 {
-		b.ReportMetric(float64(st.Ops)/float64(st.Commits), "ops/commit")
-	}
+	reportWriter(b, s.Stats())
 }
 
 // groupProducers are goroutines that persist one-record batches into a

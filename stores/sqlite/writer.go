@@ -43,6 +43,13 @@ type Stats struct {
 	// FailedBatches is the number of transactions rolled back because of a
 	// database failure.
 	FailedBatches uint64
+	// BatchTime is the time committed transactions spent from their begin
+	// until their commit started: applying ops and waiting for more.
+	BatchTime time.Duration
+	// CommitTime is the time committed transactions spent in COMMIT:
+	// writing the WAL, its fsync at synchronous=FULL, and the checkpoints
+	// SQLite runs when the WAL has grown.
+	CommitTime time.Duration
 }
 
 // writer owns the write connection. One goroutine runs loop; write calls
@@ -71,6 +78,8 @@ type writer struct {
 	ops sync.Pool
 
 	commits, applied, failed atomic.Uint64
+	// Nanoseconds, see Stats.
+	batchNanos, commitNanos atomic.Int64
 }
 
 func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int, linger time.Duration) *writer {
@@ -192,10 +201,12 @@ type batch struct {
 	ops     []*writeOp
 	results []error
 	fatal   error
+	begun   time.Time
 }
 
 func (b *batch) begin(w *writer) error {
 	b.ops, b.results, b.fatal = b.ops[:0], b.results[:0], nil
+	b.begun = time.Now()
 	if _, err := w.stmts.begin.run(nil); err != nil {
 		return opError("begin transaction", err)
 	}
@@ -225,6 +236,7 @@ func (b *batch) add(w *writer, op *writeOp) {
 // finish commits and answers every op; after a database failure it rolls
 // back and gives every op that failure.
 func (b *batch) finish(w *writer) {
+	start := time.Now()
 	if b.fatal == nil {
 		if _, err := w.stmts.commit.run(nil); err != nil {
 			b.fatal = opError("commit", err)
@@ -234,6 +246,8 @@ func (b *batch) finish(w *writer) {
 		w.rollback()
 		w.fail(b.ops, b.fatal)
 	} else {
+		w.batchNanos.Add(int64(start.Sub(b.begun)))
+		w.commitNanos.Add(int64(time.Since(start)))
 		w.commits.Add(1)
 		w.applied.Add(uint64(len(b.ops)))
 		for i, op := range b.ops {
@@ -290,5 +304,9 @@ func (w *writer) fail(ops []*writeOp, err error) {
 }
 
 func (w *writer) stats() Stats {
-	return Stats{Commits: w.commits.Load(), Ops: w.applied.Load(), FailedBatches: w.failed.Load()}
+	return Stats{
+		Commits: w.commits.Load(), Ops: w.applied.Load(), FailedBatches: w.failed.Load(),
+		BatchTime:  time.Duration(w.batchNanos.Load()),
+		CommitTime: time.Duration(w.commitNanos.Load()),
+	}
 }
