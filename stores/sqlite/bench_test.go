@@ -60,7 +60,7 @@ func benchPersist64(b *testing.B, synchronous string) {
 // message after the other, through database/sql without the store.
 // BenchmarkGroupCommitVsNaive interleaves the two for a ratio.
 func BenchmarkPersistNaive(b *testing.B) {
-	naive := openNaive(b)
+	naive := openNaive(b, naiveWAL)
 	defer naive.close()
 	b.ResetTimer()
 	start := time.Now()
