@@ -94,7 +94,7 @@ func (s *Store) Path() string { return s.path }
 
 // Stats returns the writer's counters; Ops divided by Commits is the mean
 // number of write calls that shared one transaction, and BatchTime and
-// CommitTime divided by Commits where a transaction's time went.
+// CommitTime divided by Commits tell where a transaction's time went.
 func (s *Store) Stats() Stats { return s.w.stats() }
 
 // Close stops accepting writes, lets the writer finish the batch it is
