@@ -46,25 +46,21 @@ func holdWriter(t *testing.T, s *Store) (release func() error) {
 	return release
 }
 
-// waitInflight waits until n callers are inside the writer's do.
-func waitInflight(t *testing.T, s *Store, n int64) {
+// call runs fn, which must queue one op, in a goroutine and waits until
+// that op is in the writer's queue, so that calls made one after the other
+// queue in that order and join the writer's next batch. The writer must be
+// held (holdWriter), or the queue would drain under the wait.
+func call(t *testing.T, s *Store, fn func() error) <-chan error {
 	t.Helper()
-	for s.w.inflight.Load() < n {
+	queued := len(s.w.queue)
+	out := make(chan error, 1)
+	go func() { out <- fn() }()
+	for len(s.w.queue) <= queued {
 		if t.Context().Err() != nil {
-			t.Fatalf("%d callers in flight, want %d", s.w.inflight.Load(), n)
+			t.Fatalf("the call's op never reached the queue (%d queued)", len(s.w.queue))
 		}
 		runtime.Gosched()
 	}
-}
-
-// call runs fn in a goroutine and waits until it is in flight, so that
-// calls made one after the other queue in that order.
-func call(t *testing.T, s *Store, fn func() error) <-chan error {
-	t.Helper()
-	n := s.w.inflight.Load()
-	out := make(chan error, 1)
-	go func() { out <- fn() }()
-	waitInflight(t, s, n+1)
 	return out
 }
 
