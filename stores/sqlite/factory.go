@@ -96,6 +96,9 @@ func Factory() registry.StoreFactory {
 			if d.Clock != nil {
 				opts = append(opts, WithClock(d.Clock))
 			}
+			if d.Meter != nil {
+				opts = append(opts, WithMetrics(d.Meter, d.ID))
+			}
 			return Open(ctx, path, opts...)
 		})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 func TestFactoryOpensUnderTheDataDir(t *testing.T) {
@@ -18,7 +19,8 @@ func TestFactoryOpensUnderTheDataDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := f.Build(t.Context(), cfg, registry.Deps{DataDir: dir})
+	meter := telemetry.NewMemory()
+	v, err := f.Build(t.Context(), cfg, registry.Deps{ID: "outbox", DataDir: dir, Meter: meter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +41,10 @@ func TestFactoryOpensUnderTheDataDir(t *testing.T) {
 	}
 	if pageSize != 4096 {
 		t.Errorf("page_size: 4096 gave a file with %d-byte pages", pageSize)
+	}
+	persistN(t, s, "p", 1)
+	if got := meter.Value("gobridge_sqlite_commits_total", "outbox"); got != 1 {
+		t.Errorf("commits recorded under the store's ID = %v, want 1", got)
 	}
 	for _, bad := range []map[string]any{{}, {"path": "x.db", "synchronus": "FULL"}} {
 		if _, err := f.Decode(bad); err == nil {

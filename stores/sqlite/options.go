@@ -9,6 +9,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // Defaults of the options.
@@ -51,6 +52,8 @@ type config struct {
 	readConns     int
 	check         StartupCheck
 	pageSize      int
+	meter         telemetry.Meter
+	storeLabel    string
 }
 
 func defaultConfig() config {
@@ -64,6 +67,7 @@ func defaultConfig() config {
 		readConns:     DefaultReadConns,
 		check:         DefaultStartupCheck,
 		pageSize:      DefaultPageSize,
+		meter:         telemetry.Noop(),
 	}
 }
 
@@ -124,6 +128,14 @@ func WithStartupCheck(c StartupCheck) Option { return func(cfg *config) { cfg.ch
 // already exists keeps the page size it was created with.
 func WithPageSize(n int) Option { return func(cfg *config) { cfg.pageSize = n } }
 
+// WithMetrics records the writer's commits, the write calls each carried,
+// the time spent in COMMIT and the failed batches on m, labelled
+// store=name (the store's ID in the configuration; the file's base name
+// when empty). The default records nothing. See docs/metrics.md.
+func WithMetrics(m telemetry.Meter, name string) Option {
+	return func(cfg *config) { cfg.meter, cfg.storeLabel = m, name }
+}
+
 func (c *config) validate() error {
 	var problems []string
 	if c.clock == nil {
@@ -162,6 +174,9 @@ func (c *config) validate() error {
 	}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if c.meter == nil {
+		c.meter = telemetry.Noop()
 	}
 	return nil
 }

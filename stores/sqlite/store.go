@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -76,13 +77,17 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = writeDB.Close()
 		return nil, err
 	}
+	label := cfg.storeLabel
+	if label == "" {
+		label = filepath.Base(abs)
+	}
 	s := &Store{
 		path:          abs,
 		clock:         cfg.clock,
 		staleClaimAge: cfg.staleClaimAge,
 		writeDB:       writeDB,
 		reads:         reads,
-		w:             newWriter(conn, stmts, cfg.logger, cfg.maxBatchOps, cfg.linger),
+		w:             newWriter(conn, stmts, cfg.logger, cfg.maxBatchOps, cfg.linger, newWriterMetrics(cfg.meter, label)),
 	}
 	go s.w.loop()
 	cfg.logger.Info("sqlite store opened", "path", abs, "synchronous", cfg.synchronous)

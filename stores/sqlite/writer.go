@@ -77,14 +77,16 @@ type writer struct {
 	// no allocation for its op and answer channel.
 	ops sync.Pool
 
+	metrics writerMetrics
+
 	commits, applied, failed atomic.Uint64
 	// Nanoseconds, see Stats.
 	batchNanos, commitNanos atomic.Int64
 }
 
-func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int, linger time.Duration) *writer {
+func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int, linger time.Duration, m writerMetrics) *writer {
 	return &writer{
-		conn: conn, stmts: stmts, log: log, maxBatch: maxBatch, linger: linger,
+		conn: conn, stmts: stmts, log: log, maxBatch: maxBatch, linger: linger, metrics: m,
 		queue:  make(chan *writeOp, maxBatch),
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
@@ -246,10 +248,14 @@ func (b *batch) finish(w *writer) {
 		w.rollback()
 		w.fail(b.ops, b.fatal)
 	} else {
+		took := time.Since(start)
 		w.batchNanos.Add(int64(start.Sub(b.begun)))
-		w.commitNanos.Add(int64(time.Since(start)))
+		w.commitNanos.Add(int64(took))
 		w.commits.Add(1)
 		w.applied.Add(uint64(len(b.ops)))
+		w.metrics.commits.Add(1)
+		w.metrics.writes.Observe(float64(len(b.ops)))
+		w.metrics.commit.Observe(took.Seconds())
 		for i, op := range b.ops {
 			op.done <- b.results[i]
 		}
@@ -297,6 +303,7 @@ func (w *writer) rollback() {
 
 func (w *writer) fail(ops []*writeOp, err error) {
 	w.failed.Add(1)
+	w.metrics.failed.Add(1)
 	w.log.Warn("sqlite store write batch failed", "ops", len(ops), "err", err)
 	for _, op := range ops {
 		op.done <- err

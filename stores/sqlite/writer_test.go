@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // holdWriter occupies the writer with an op that waits for the returned
@@ -139,7 +140,8 @@ func TestBatchIsolatesOutcomes(t *testing.T) {
 }
 
 func TestDatabaseFailureFailsWholeBatch(t *testing.T) {
-	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"))
+	m := telemetry.NewMemory()
+	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"), WithMetrics(m, "main"))
 	ctx := t.Context()
 	release := holdWriter(t, s)
 	rPersist := call(t, s, func() error { return s.Persist(ctx, testRecords("p", 2)) })
@@ -160,6 +162,9 @@ func TestDatabaseFailureFailsWholeBatch(t *testing.T) {
 	wantDepthIs(t, s, "p", 0)
 	if s.Stats().FailedBatches != 1 {
 		t.Errorf("FailedBatches = %d, want 1", s.Stats().FailedBatches)
+	}
+	if got := readWriterSeries(m, "main"); got.Failed != 1 || got.Commits != 0 {
+		t.Errorf("metrics after the failed batch = %+v, want 1 failed batch and no commit", got)
 	}
 	// The writer goes on with the next batch.
 	persistN(t, s, "p", 1)
@@ -250,7 +255,7 @@ func wantDepthIs(t *testing.T, s *Store, partition string, want int) {
 func TestOpLeftQueuedAtExitIsRefused(t *testing.T) {
 	// A writer whose loop never takes the queued op and then exits, as
 	// happens when a caller queues while Close stops the loop.
-	w := newWriter(nil, nil, nil, 4, 0)
+	w := newWriter(nil, nil, nil, 4, 0, newWriterMetrics(telemetry.Noop(), "test"))
 	applied := false
 	out := make(chan error, 1)
 	go func() {
