@@ -34,21 +34,8 @@ func readWriterSeries(m *telemetry.Memory, store string) writerSeries {
 func TestMetricsCountTransactionsNotCalls(t *testing.T) {
 	m := telemetry.NewMemory()
 	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"), WithMetrics(m, "main"))
-	release := holdWriter(t, s)
 	const callers = 8
-	results := make([]<-chan error, callers)
-	for i := range results {
-		results[i] = call(t, s, func() error { return s.Persist(t.Context(), testRecords("p", 1)) })
-	}
-	if err := release(); err != nil {
-		t.Fatalf("holding op: %v", err)
-	}
-	for i, r := range results {
-		if err := <-r; err != nil {
-			t.Fatalf("Persist %d: %v", i, err)
-		}
-	}
-	// The held op and the callers queued behind it share one transaction.
+	persistBehindHeldWriter(t, s, callers)
 	want := writerSeries{Commits: 1, WriteObservations: 1, Writes: callers + 1, CommitObservations: 1, CommitTimed: true}
 	if diff := cmp.Diff(want, readWriterSeries(m, "main")); diff != "" {
 		t.Errorf("writer metrics (-want +got):\n%s", diff)

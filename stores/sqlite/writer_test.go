@@ -65,11 +65,12 @@ func call(t *testing.T, s *Store, fn func() error) <-chan error {
 	return out
 }
 
-func TestGroupCommitSharesOneTransaction(t *testing.T) {
-	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"))
+// persistBehindHeldWriter holds the writer, queues callers one-record
+// persists into partition p behind it, releases it and waits for every
+// persist: the held op and the persists share one transaction.
+func persistBehindHeldWriter(t *testing.T, s *Store, callers int) {
+	t.Helper()
 	release := holdWriter(t, s)
-	before := s.Stats()
-	const callers = 64
 	results := make([]<-chan error, callers)
 	for i := range results {
 		results[i] = call(t, s, func() error { return s.Persist(t.Context(), testRecords("p", 1)) })
@@ -82,6 +83,13 @@ func TestGroupCommitSharesOneTransaction(t *testing.T) {
 			t.Errorf("Persist %d: %v", i, err)
 		}
 	}
+}
+
+func TestGroupCommitSharesOneTransaction(t *testing.T) {
+	s := openTestStore(t, filepath.Join(t.TempDir(), "store.db"))
+	before := s.Stats()
+	const callers = 64
+	persistBehindHeldWriter(t, s, callers)
 	after := s.Stats()
 	if commits, ops := after.Commits-before.Commits, after.Ops-before.Ops; commits != 1 || ops != callers+1 {
 		t.Errorf("%d commits carrying %d ops, want 1 carrying %d", commits, ops, callers+1)
