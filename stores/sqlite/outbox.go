@@ -40,7 +40,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 			r.NextAttemptAt = now
 		}
 		row := &call.rows[i]
-		row.args = recordArgs(&row.vals, r, now)
+		fillRecordArgs(&row.vals, r, now)
 		row.callerID = r.ID
 	}
 	err := s.w.do(ctx, len(recs) > 1, call.insert)
@@ -51,7 +51,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	// returned nil, which orders the two.
 	for i := range recs {
 		if row := &call.rows[i]; row.callerID == "" {
-			recs[i].ID = formatRecordID(row.seq, row.vals[0].Value.(int64))
+			recs[i].ID = formatRecordID(row.seq, row.salt())
 		}
 	}
 	return nil
@@ -67,11 +67,16 @@ type persistCall struct {
 // persistRow is one record in driver form, its caller's ID (empty for a
 // store-made one) and, once inserted, its sequence number.
 type persistRow struct {
-	vals     [17]driver.NamedValue
-	args     []driver.NamedValue
+	vals     [recordArgCount + 1]driver.NamedValue
 	callerID string
 	seq      int64
 }
+
+// args are the values insertRecord binds, ?1 to ?16.
+func (r *persistRow) args() []driver.NamedValue { return r.vals[:recordArgCount] }
+
+// salt is the random salt of a store-made ID, bound as ?1.
+func (r *persistRow) salt() int64 { return r.vals[0].Value.(int64) }
 
 func newPersistCall(n int) *persistCall {
 	c := &persistCall{}
@@ -86,7 +91,7 @@ func newPersistCall(n int) *persistCall {
 func (c *persistCall) insert(tx *writeTx) error {
 	for i := range c.rows {
 		row := &c.rows[i]
-		seq, err := tx.insertRecord(row.callerID, row.args)
+		seq, err := tx.insertRecord(row.callerID, row.args())
 		if err != nil {
 			return err
 		}
@@ -95,11 +100,14 @@ func (c *persistCall) insert(tx *writeTx) error {
 	return nil
 }
 
-// recordArgs fills vals with the values insertRecord binds for r, as ?1
-// to ?16, in driver form, and returns them: Persist builds them on the
-// caller's goroutine, so the writer only binds them. vals has room for
+// recordArgCount is the number of values insertRecordSQL binds.
+const recordArgCount = 16
+
+// fillRecordArgs fills vals with the values insertRecord binds for r, as
+// ?1 to ?16, in driver form: Persist builds them on the caller's
+// goroutine, so the writer only binds them. vals has room for
 // insertExtRecord's ?17. now is boxed once for both columns that hold it.
-func recordArgs(vals *[17]driver.NamedValue, r *ports.OutboxRecord, now time.Time) []driver.NamedValue {
+func fillRecordArgs(vals *[recordArgCount + 1]driver.NamedValue, r *ports.OutboxRecord, now time.Time) {
 	env := envelopeColsOf(r.Envelope)
 	var headers any
 	if env.headers.Valid {
@@ -110,14 +118,13 @@ func recordArgs(vals *[17]driver.NamedValue, r *ports.OutboxRecord, now time.Tim
 	if !r.NextAttemptAt.Equal(now) {
 		next = encodeTime(r.NextAttemptAt)
 	}
-	for i, v := range [16]any{
+	for i, v := range [recordArgCount]any{
 		newSalt(), r.Partition, r.RouteID, r.BindingID, r.Address,
 		env.id, env.subject, headers, env.created, env.expires, env.payload,
 		int64(r.ReplayCount), r.LastError, created, encodeTime(r.FirstAttemptAt), next,
 	} {
 		vals[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
-	return vals[:16]
 }
 
 // insertRecord stores one row: a store-made ID when callerID is empty,

@@ -276,7 +276,7 @@ func (w *writer) apply(tx *writeTx, op *writeOp) error {
 		return err
 	}
 	err := op.fn(tx)
-	if err != nil && isOwn(err) {
+	if isOwn(err) {
 		if _, rbErr := w.stmts.rollbackTo.ExecContext(bg); rbErr != nil {
 			return rbErr
 		}
@@ -290,7 +290,11 @@ func (w *writer) apply(tx *writeTx, op *writeOp) error {
 }
 
 // isOwn reports whether err, returned by an op, concerns that op alone.
+// A nil error returns at once: fault.As would allocate its target.
 func isOwn(err error) bool {
+	if err == nil {
+		return false
+	}
 	_, own := fault.As(err)
 	return own
 }
