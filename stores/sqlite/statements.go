@@ -24,7 +24,7 @@ type statements struct {
 
 	// What runs once per op or once per transaction runs without
 	// database/sql, see rawStmt: the transaction's begin and commit and
-	// the two inserts of an outbox record.
+	// the three inserts of an outbox record.
 	begin, commit                              *rawStmt
 	insertRecord, insertFresh, insertExtRecord *rawStmt
 
