@@ -67,7 +67,6 @@ func defaultConfig() config {
 		readConns:     DefaultReadConns,
 		check:         DefaultStartupCheck,
 		pageSize:      DefaultPageSize,
-		meter:         telemetry.Noop(),
 	}
 }
 
