@@ -56,14 +56,29 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 		}
 		return
 	}
-	for k, r := range res {
-		idx := r.Index
-		if idx < 0 || idx >= len(live) {
-			idx = k
+	// Each message needs a result of its own: one the sender repeated,
+	// skipped or placed out of range is a failure of that message, never
+	// a delivery.
+	seen := make([]bool, len(live))
+	for _, r := range res {
+		if r.Index < 0 || r.Index >= len(live) || seen[r.Index] {
+			continue
 		}
-		results[live[idx]] = r.Err
+		seen[r.Index] = true
+		results[live[r.Index]] = r.Err
+	}
+	for k, ok := range seen {
+		if !ok {
+			results[live[k]] = errNoBatchResult
+		}
 	}
 }
+
+// errNoBatchResult fails a message that a batch sender's results did not
+// account for. It is transient: the message did nothing wrong, and the
+// record is replayed.
+var errNoBatchResult = fault.ErrUnavailable.Wrap(
+	fault.ErrProtocolError.WithMessage("batch sender returned no result of its own for this message"))
 
 // sendEach sends the live records one by one from at most MaxConcurrency
 // goroutines, which take the next record from a shared counter.
