@@ -55,3 +55,14 @@ type Abandoner interface {
 type AbandonContexter interface {
 	AbandonContext() context.Context
 }
+
+// DeliveryKeyer is implemented by deliveries whose source gives every
+// message an identity of its own that survives redelivery and that no
+// producer can choose (an SQS receipt's message id, a Service Bus sequence
+// number). The runtime keys a message's retry progress by it. Without it,
+// the runtime keys the progress by the message ID together with a hash of
+// the subject and payload as received, so that two different messages
+// under one producer-chosen ID never share progress.
+type DeliveryKeyer interface {
+	DeliveryKey() string
+}

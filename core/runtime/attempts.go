@@ -14,14 +14,14 @@ import (
 // entry is forgotten first, which can only make a retry ladder restart, never
 // lose a message.
 //
-// Messages are known by their ID as received. A message without an ID
-// cannot be recognised when it comes back, so it is never tracked: every
-// failure counts as its first, and fan-out sends it to every destination
-// again.
+// Messages are known by their trackKey (see trackkey.go). A message with
+// the zero key cannot be recognised when it comes back, so it is never
+// tracked: every failure counts as its first, and fan-out sends it to every
+// destination again.
 type attemptTracker struct {
 	mu       sync.Mutex
 	capacity int
-	entries  map[string]*list.Element
+	entries  map[trackKey]*list.Element
 	order    *list.List // of *attemptEntry, oldest at the front
 	// size mirrors len(entries) so the success path can skip the lock
 	// when nothing is tracked, which is the common case.
@@ -29,7 +29,7 @@ type attemptTracker struct {
 }
 
 type attemptEntry struct {
-	id       string
+	key      trackKey
 	failures int
 	first    time.Time
 	sent     map[destination]bool // fan-out destinations that already accepted
@@ -43,13 +43,13 @@ type destination struct {
 }
 
 func newAttemptTracker(capacity int) *attemptTracker {
-	return &attemptTracker{capacity: max(capacity, 1), entries: make(map[string]*list.Element), order: list.New()}
+	return &attemptTracker{capacity: max(capacity, 1), entries: make(map[trackKey]*list.Element), order: list.New()}
 }
 
 // fail records one more failure of id and returns the failure count and the
 // time of the first failure.
-func (t *attemptTracker) fail(id string, now time.Time) (int, time.Time) {
-	if id == "" {
+func (t *attemptTracker) fail(id trackKey, now time.Time) (int, time.Time) {
+	if id == (trackKey{}) {
 		return 1, now
 	}
 	t.mu.Lock()
@@ -61,8 +61,8 @@ func (t *attemptTracker) fail(id string, now time.Time) (int, time.Time) {
 
 // markSent remembers that the fan-out destinations in dests accepted
 // message id.
-func (t *attemptTracker) markSent(id string, now time.Time, dests []destination) {
-	if len(dests) == 0 || id == "" {
+func (t *attemptTracker) markSent(id trackKey, now time.Time, dests []destination) {
+	if len(dests) == 0 || id == (trackKey{}) {
 		return
 	}
 	t.mu.Lock()
@@ -77,8 +77,8 @@ func (t *attemptTracker) markSent(id string, now time.Time, dests []destination)
 }
 
 // sent reports whether dest already accepted message id.
-func (t *attemptTracker) sent(id string, dest destination) bool {
-	if t.size.Load() == 0 || id == "" {
+func (t *attemptTracker) sent(id trackKey, dest destination) bool {
+	if t.size.Load() == 0 || id == (trackKey{}) {
 		return false
 	}
 	t.mu.Lock()
@@ -91,7 +91,7 @@ func (t *attemptTracker) sent(id string, dest destination) bool {
 
 // peek returns the failure count of id and when it first failed; (0, now)
 // for a message that never failed.
-func (t *attemptTracker) peek(id string, now time.Time) (int, time.Time) {
+func (t *attemptTracker) peek(id trackKey, now time.Time) (int, time.Time) {
 	if t.size.Load() == 0 {
 		return 0, now
 	}
@@ -105,7 +105,7 @@ func (t *attemptTracker) peek(id string, now time.Time) (int, time.Time) {
 }
 
 // forget drops id once its message is settled for good.
-func (t *attemptTracker) forget(id string) {
+func (t *attemptTracker) forget(id trackKey) {
 	if t.size.Load() == 0 {
 		return
 	}
@@ -118,6 +118,10 @@ func (t *attemptTracker) forget(id string) {
 	}
 }
 
+// active reports whether any message is tracked; callers skip computing
+// a key when nothing is.
+func (t *attemptTracker) active() bool { return t.size.Load() != 0 }
+
 // len returns the number of tracked messages.
 func (t *attemptTracker) len() int {
 	t.mu.Lock()
@@ -127,17 +131,17 @@ func (t *attemptTracker) len() int {
 
 // entry returns the entry for id, creating it and evicting the oldest when
 // full; t.mu must be held.
-func (t *attemptTracker) entry(id string, now time.Time) *attemptEntry {
+func (t *attemptTracker) entry(id trackKey, now time.Time) *attemptEntry {
 	if el, ok := t.entries[id]; ok {
 		return el.Value.(*attemptEntry)
 	}
 	if len(t.entries) >= t.capacity {
 		oldest := t.order.Front()
 		t.order.Remove(oldest)
-		delete(t.entries, oldest.Value.(*attemptEntry).id)
+		delete(t.entries, oldest.Value.(*attemptEntry).key)
 		t.size.Add(-1)
 	}
-	e := &attemptEntry{id: id, first: now}
+	e := &attemptEntry{key: id, first: now}
 	t.entries[id] = t.order.PushBack(e)
 	t.size.Add(1)
 	return e

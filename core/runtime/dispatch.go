@@ -41,7 +41,7 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 			addr = b.Address
 		}
 		dest := destination{binding: b.ID, address: addr}
-		if fanOut && rn.attempts.sent(w.origID, dest) {
+		if fanOut && rn.attempts.active() && rn.attempts.sent(w.key(), dest) {
 			// This destination accepted the message on an earlier attempt.
 			continue
 		}

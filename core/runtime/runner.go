@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,7 @@ type runner struct {
 	resolver ports.DestinationResolver
 	bindings map[string]*Binding
 	attempts *attemptTracker
+	seed     maphash.Seed // keys the attempt tracker's content hashes
 	m        routeMetrics
 	tracer   telemetry.Tracer
 	timed    bool // a real meter wants gobridge_route_handle_seconds
@@ -80,6 +82,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		resolver:      r.Resolver,
 		bindings:      make(map[string]*Binding, len(r.Bindings)),
 		attempts:      newAttemptTracker(opts.AttemptTrackerSize),
+		seed:          maphash.MakeSeed(),
 		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
 		tracer:        opts.Tracer,
 		timed:         !telemetry.IsNoop(opts.Meter),

@@ -63,7 +63,9 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 		rn.m.acked.Add(1)
 		w.outcome.Outcome, w.outcome.Terminal = ports.SettledAcked, true
 	}
-	rn.attempts.forget(w.origID)
+	if rn.attempts.active() {
+		rn.attempts.forget(w.key())
+	}
 }
 
 // terminal finishes a message that will not be retried: written to the DLQ
@@ -92,8 +94,8 @@ func (w *worker) terminal(d ports.Delivery, env *messaging.Envelope, err error, 
 func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
-	failures, first := rn.attempts.fail(w.origID, now)
-	rn.attempts.markSent(w.origID, now, w.accepted)
+	failures, first := rn.attempts.fail(w.key(), now)
+	rn.attempts.markSent(w.key(), now, w.accepted)
 	attempt := attemptNumber(d, failures)
 
 	// Only failures of the message itself spend the replay budget. The
@@ -131,8 +133,8 @@ func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error,
 	now := rn.opts.Clock.Now()
 	// Fan-out destinations that accepted are not sent to again when the
 	// message comes back.
-	rn.attempts.markSent(w.origID, now, w.accepted)
-	failures, _ := rn.attempts.peek(w.origID, now)
+	rn.attempts.markSent(w.key(), now, w.accepted)
+	failures, _ := rn.attempts.peek(w.key(), now)
 	delay := rn.policy.Backoff.Delay(attemptNumber(d, failures), rn.opts.Rand())
 	rerr := d.Retry(rn.settleCtx, delay, cause)
 	switch {
@@ -180,7 +182,7 @@ func attemptNumber(d ports.Delivery, failures int) int {
 func (w *worker) deadLetter(env *messaging.Envelope, d ports.Delivery, err error, cat ports.DLQCategory) error {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
-	failures, first := rn.attempts.peek(w.origID, now)
+	failures, first := rn.attempts.peek(w.key(), now)
 	stored := env.Clone()
 	stored.ID = w.origID
 	stored.Subject = w.origSubj

@@ -34,7 +34,9 @@ type worker struct {
 	interrupted bool              // a dispatch began and has not returned (a panic)
 	failures    []dispatchFailure // failed destinations of the last dispatch
 	accepted    []destination     // fan-out destinations that accepted
-	origID      string            // the message ID as received, which keys the attempt tracker
+	origID      string            // the message ID as received
+	tk          trackKey          // the attempt tracker's key, once keyed
+	keyed       bool              // tk is computed (see key)
 	origSubj    string            // subject and payload as received, for
 	origBody    []byte            // the DLQ (payloads are immutable)
 }
@@ -146,6 +148,7 @@ func (w *worker) prepare(env *messaging.Envelope) {
 	env.Headers[messaging.HeaderRouteID] = w.rn.routeIDValue
 	env.Headers[messaging.HeaderSourceID] = w.rn.sourceIDValue
 	w.origID, w.origSubj, w.origBody = env.ID, env.Subject, env.PayloadView()
+	w.keyed = false
 }
 
 // process runs the expiry check, the processor chain and the dispatch. It
