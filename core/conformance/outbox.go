@@ -35,6 +35,9 @@ import (
 //     whether or not they were replayed.
 //   - A token of the same version as the highest seen is accepted; a
 //     higher one raises the mark, on Claim, Complete and Replay alike.
+//   - ClaimCount grows by one for every record a Claim returns, a stale
+//     claim taken over included, and survives a reopen; Replay leaves
+//     it alone and Persist keeps the value it is given.
 func RunOutboxStore(t *testing.T, newHarness func(t *testing.T) OutboxHarness) {
 	t.Helper()
 	cases := []struct {
@@ -65,6 +68,9 @@ func RunOutboxStore(t *testing.T, newHarness func(t *testing.T) OutboxHarness) {
 		{"ConcurrentPersists", outboxConcurrentPersists},
 		{"SurvivesReopen", outboxReopen},
 		{"FencingSurvivesReopen", outboxReopenFencing},
+		{"ClaimCountCountsEveryClaim", outboxClaimCount},
+		{"ClaimCountPersistedAsGiven", outboxClaimCountPersisted},
+		{"ClaimCountSurvivesReopen", outboxClaimCountSurvivesReopen},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

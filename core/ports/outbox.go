@@ -27,6 +27,13 @@ type OutboxRecord struct {
 	Envelope  *messaging.Envelope
 	// ReplayCount is how many attempts failed and were replayed.
 	ReplayCount int
+	// ClaimCount is how many times the record has been claimed, a stale
+	// claim taken over included. Claim raises it in the same durable write
+	// that claims the record, so a claim whose drainer died before it
+	// could complete or replay the record (a process crash mid-send) still
+	// counts. Persist stores the value given, normally zero; Replay and
+	// Complete leave it alone.
+	ClaimCount int
 	// LastError is the message of the last failed attempt.
 	LastError string
 	// CreatedAt is set by Persist.
@@ -48,15 +55,16 @@ type OutboxRecord struct {
 //
 // Claims: Claim returns due records (NextAttemptAt not after now) that are
 // unclaimed or whose claim is older than the store's stale-claim age, in
-// the order they were persisted, and marks them claimed. Two concurrent
+// the order they were persisted, marks them claimed and raises their
+// ClaimCount by one, all in one durable write. Two concurrent
 // Claims never return the same record unless its claim went stale in
 // between.
 type OutboxStore interface {
 	// Persist stores all records durably, or none of them. It fills empty
 	// IDs and sets CreatedAt.
 	Persist(ctx context.Context, recs []OutboxRecord) error
-	// Claim marks up to limit due records of partition as claimed under tok
-	// and returns them.
+	// Claim marks up to limit due records of partition as claimed under tok,
+	// raises their ClaimCount, and returns them as claimed.
 	Claim(ctx context.Context, partition string, tok LeaseToken, limit int) ([]OutboxRecord, error)
 	// Complete removes a delivered (or dead-lettered) record. Completing a
 	// record that is already gone is not an error.

@@ -99,9 +99,10 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	return nil
 }
 
-// Claim marks up to limit due records of partition as claimed under tok
-// and returns copies of them in persist order. A limit of zero or less
-// claims nothing (the token is still checked).
+// Claim marks up to limit due records of partition as claimed under tok,
+// raises their ClaimCount by one and returns copies of them in persist
+// order. A limit of zero or less claims nothing (the token is still
+// checked).
 func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToken, limit int) ([]ports.OutboxRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -125,6 +126,7 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 			break
 		}
 		r.gen++
+		r.rec.ClaimCount++
 		if r.rec.FirstAttemptAt.IsZero() {
 			r.rec.FirstAttemptAt = now
 		}

@@ -19,6 +19,7 @@ import (
 type storedRow struct {
 	ExtID                           sql.NullString
 	ReplayCount                     int64
+	ClaimCount                      int64
 	LastError                       string
 	FirstAttemptType                string
 	FirstAttempt                    int64
@@ -27,7 +28,7 @@ type storedRow struct {
 
 // TestPersistStoresFreshAndHistoricRecordsAlike checks that a record
 // stored by the 12-value insert for fresh records holds exactly what the
-// 16-value insert would have stored, and that records with any history,
+// 17-value insert would have stored, and that records with any history,
 // a delay or a caller's ID still go through the full insert.
 func TestPersistStoresFreshAndHistoricRecordsAlike(t *testing.T) {
 	now := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
@@ -60,6 +61,10 @@ func TestPersistStoresFreshAndHistoricRecordsAlike(t *testing.T) {
 		want: storedRow{ReplayCount: 2, LastError: "broker down", FirstAttemptType: "integer",
 			FirstAttempt: encodeTime(first), Created: encodeTime(now), NextAttempt: encodeTime(now), Available: encodeTime(now)},
 	}, {
+		name: "claimed before", edit: func(r *ports.OutboxRecord) { r.ClaimCount = 3 },
+		want: storedRow{ClaimCount: 3, FirstAttemptType: "integer", FirstAttempt: zero,
+			Created: encodeTime(now), NextAttempt: encodeTime(now), Available: encodeTime(now)},
+	}, {
 		name: "caller's ID", edit: func(r *ports.OutboxRecord) { r.ID = "order-17" },
 		want: storedRow{ExtID: sql.NullString{String: "order-17", Valid: true}, FirstAttemptType: "integer", FirstAttempt: zero,
 			Created: encodeTime(now), NextAttempt: encodeTime(now), Available: encodeTime(now)},
@@ -82,10 +87,10 @@ func TestPersistStoresFreshAndHistoricRecordsAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got storedRow
-			err := s.reads.QueryRowContext(t.Context(), `SELECT ext_id, replay_count, last_error,
+			err := s.reads.QueryRowContext(t.Context(), `SELECT ext_id, replay_count, claim_count, last_error,
 				typeof(first_attempt_at), first_attempt_at, created_at, next_attempt_at, available_at
 				FROM outbox WHERE partition = ?`, recs[0].Partition).Scan(&got.ExtID, &got.ReplayCount,
-				&got.LastError, &got.FirstAttemptType, &got.FirstAttempt, &got.Created, &got.NextAttempt, &got.Available)
+				&got.ClaimCount, &got.LastError, &got.FirstAttemptType, &got.FirstAttempt, &got.Created, &got.NextAttempt, &got.Available)
 			if err != nil {
 				t.Fatal(err)
 			}

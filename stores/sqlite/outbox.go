@@ -205,7 +205,7 @@ func scanRecord(rows *sql.Rows) (ports.OutboxRecord, int64, error) {
 	)
 	dest := []any{&seq, &salt, &extID, &r.Partition, &r.RouteID, &r.BindingID, &r.Address}
 	dest = append(dest, env.dest()...)
-	dest = append(dest, &r.ReplayCount, &r.LastError, &created, &first, &nextTime)
+	dest = append(dest, &r.ReplayCount, &r.ClaimCount, &r.LastError, &created, &first, &nextTime)
 	if err := rows.Scan(dest...); err != nil {
 		return r, 0, err
 	}

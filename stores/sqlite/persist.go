@@ -99,15 +99,15 @@ func (c *persistCall) insert(tx *writeTx) error {
 
 // The number of values insertRecordSQL and insertFreshSQL bind.
 const (
-	recordArgCount = 16
+	recordArgCount = 17
 	freshArgCount  = 12
 )
 
 // fillRecordArgs fills vals with the values r's insert binds, in driver
 // form, and returns how many: Persist builds them on the caller's
 // goroutine, so the writer only binds them. A record with a caller's ID
-// gets all 16 of insertRecordSQL, and vals has room for insertExtRecord's
-// ?17; a fresh one (see insertFreshSQL) gets 12.
+// gets all 17 of insertRecordSQL, and vals has room for insertExtRecord's
+// ?18; a fresh one (see insertFreshSQL) gets 12.
 func fillRecordArgs(vals *[recordArgCount + 1]driver.NamedValue, r *ports.OutboxRecord, now time.Time) int {
 	env := envelopeColsOf(r.Envelope)
 	var headers any
@@ -122,7 +122,8 @@ func fillRecordArgs(vals *[recordArgCount + 1]driver.NamedValue, r *ports.Outbox
 	for i, v := range head {
 		vals[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
-	if r.ID == "" && r.ReplayCount == 0 && r.LastError == "" && r.FirstAttemptAt.IsZero() && r.NextAttemptAt.Equal(now) {
+	if r.ID == "" && r.ReplayCount == 0 && r.ClaimCount == 0 && r.LastError == "" &&
+		r.FirstAttemptAt.IsZero() && r.NextAttemptAt.Equal(now) {
 		vals[freshArgCount-1] = driver.NamedValue{Ordinal: freshArgCount, Value: created}
 		return freshArgCount
 	}
@@ -131,7 +132,7 @@ func fillRecordArgs(vals *[recordArgCount + 1]driver.NamedValue, r *ports.Outbox
 		next = encodeTime(r.NextAttemptAt)
 	}
 	for i, v := range [recordArgCount - len(head)]any{
-		int64(r.ReplayCount), r.LastError, created, encodeTime(r.FirstAttemptAt), next,
+		int64(r.ReplayCount), r.LastError, created, encodeTime(r.FirstAttemptAt), next, int64(r.ClaimCount),
 	} {
 		vals[len(head)+i] = driver.NamedValue{Ordinal: len(head) + i + 1, Value: v}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // rawStmt is a statement prepared on the writer's driver connection and run
-// without database/sql. The insert of an outbox record binds up to 16 values;
+// without database/sql. The insert of an outbox record binds up to 17 values;
 // database/sql checks and copies each of them and takes two locks per call,
 // which together cost about as much as SQLite's insert itself, and all of it
 // runs on the one writer goroutine that every Persist waits for. A rawStmt

@@ -142,6 +142,16 @@ func migrations() []migration {
 			`CREATE UNIQUE INDEX outbox_ext_id ON outbox (ext_id) WHERE ext_id IS NOT NULL`,
 			`CREATE INDEX outbox_claim ON outbox (partition, seq, available_at)`,
 		},
+	}, {
+		version: 3,
+		name:    "outbox claim_count: claims counted durably for the poison gate",
+		stmts: []string{
+			`ALTER TABLE outbox ADD COLUMN claim_count INTEGER NOT NULL DEFAULT 0`,
+			// Older builds did not count claims. Every replay followed a
+			// claim, and a record still claimed has one more: the least
+			// number of claims the row has seen.
+			`UPDATE outbox SET claim_count = replay_count + (claim_owner IS NOT NULL)`,
+		},
 	}}
 }
 

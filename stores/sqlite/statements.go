@@ -10,7 +10,7 @@ import (
 // order.
 const outboxColumns = `seq, salt, ext_id, partition, route_id, binding_id, address,
 	env_id, subject, headers, env_created_at, env_expires_at, payload,
-	replay_count, last_error, created_at, first_attempt_at, next_attempt_at`
+	replay_count, claim_count, last_error, created_at, first_attempt_at, next_attempt_at`
 
 // dlqColumns are the columns an entry is read from, in scanEntry's order.
 const dlqColumns = `seq, id, route_id, binding_id, address,
@@ -40,26 +40,27 @@ type statements struct {
 
 // The inserts of an outbox record: ?1 salt, ?2 partition, then the
 // columns in order up to ?16, the next attempt, which is also when the
-// record becomes available. insertRecordSQL leaves ext_id NULL (a
-// store-made ID); insertExtRecordSQL stores the caller's ID, ?17, there.
+// record becomes available, and ?17 the claim count. insertRecordSQL
+// leaves ext_id NULL (a store-made ID); insertExtRecordSQL stores the
+// caller's ID, ?18, there.
 //
 // insertFreshSQL stores a record Persist made due at once and that has no
-// history: no replays, no error, no attempt yet. Its constant columns are
-// literals and its three equal times one value, ?12, so that the writer
-// binds 12 values instead of 16 for the records nearly every Persist
-// carries. The first attempt literal is encodeTime's zero time,
+// history: no replays, no claims, no error, no attempt yet. Its constant
+// columns are literals and its three equal times one value, ?12, so that
+// the writer binds 12 values instead of 17 for the records nearly every
+// Persist carries. The first attempt literal is encodeTime's zero time,
 // math.MinInt64, written as an expression because SQLite reads the
 // literal -9223372036854775808 as a float.
 const (
 	insertRecordSQL    = insertRecordHead + "?1, NULL, " + insertRecordTail
-	insertExtRecordSQL = insertRecordHead + "?1, ?17, " + insertRecordTail
+	insertExtRecordSQL = insertRecordHead + "?1, ?18, " + insertRecordTail
 	insertFreshSQL     = insertRecordHead + "?1, NULL, " +
-		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, '', ?12, -9223372036854775807 - 1, ?12, ?12)"
+		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, '', ?12, -9223372036854775807 - 1, ?12, ?12, 0)"
 	insertRecordHead = `INSERT INTO outbox (salt, ext_id, partition, route_id, binding_id, address,
 		env_id, subject, headers, env_created_at, env_expires_at, payload,
-		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at)
+		replay_count, last_error, created_at, first_attempt_at, next_attempt_at, available_at, claim_count)
 		VALUES (`
-	insertRecordTail = "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)"
+	insertRecordTail = "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17)"
 )
 
 func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
@@ -76,7 +77,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		// ?1 owner, ?2 version, ?3 now, ?4 stale deadline, ?5 partition,
 		// ?6 limit, ?7 the stored zero time.
 		{&s.claim, `UPDATE outbox SET claim_owner = ?1, claim_version = ?2, claimed_at = ?3,
-			available_at = ?4,
+			available_at = ?4, claim_count = claim_count + 1,
 			first_attempt_at = CASE WHEN first_attempt_at = ?7 THEN ?3 ELSE first_attempt_at END
 			WHERE seq IN (SELECT seq FROM outbox WHERE partition = ?5 AND available_at <= ?3
 				ORDER BY seq LIMIT ?6)
