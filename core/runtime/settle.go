@@ -126,8 +126,9 @@ func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
 // requeue hands a delivery back after a failure that was not the
 // message's own (the DLQ refused the entry, the outbox was full or slow).
 // The replay budget is not charged. When the source cannot retry, the
-// message goes to the DLQ if that is not what failed, else it is dropped
-// and counted under reason.
+// message goes to the DLQ if that is not what failed, else it is left
+// unsettled when the source redelivers unsettled messages, and only
+// otherwise dropped and counted under reason.
 func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error, reason string) {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
@@ -143,6 +144,12 @@ func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error,
 		w.outcome.Outcome = ports.SettledRetried
 	case errors.Is(rerr, fault.ErrNotSupported) && reason != reasonDLQUnavailable && rn.opts.DLQ != nil:
 		w.terminal(d, env, cause, DLQ, ports.DLQRetryUnsupported, reasonRetryUnsupported)
+	case errors.Is(rerr, fault.ErrNotSupported) && rn.caps.RedeliversUnsettled:
+		// Neither stored nor retryable, but the source sends back what
+		// the bridge never settled: leave it for that redelivery.
+		rn.m.unsettled.Add(1)
+		rn.log.Error("message left unsettled for its source to redeliver: it could not be stored and the source cannot retry",
+			"message_id", env.ID, "reason", reason, "err", cause)
 	case errors.Is(rerr, fault.ErrNotSupported):
 		rn.m.dropped[reason].Add(1)
 		rn.log.Error("message dropped: it could not be stored and the source cannot retry",
