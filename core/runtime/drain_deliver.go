@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
@@ -34,8 +35,17 @@ func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
 			done = append(done, r.ID)
 		}
 	}
-	dr.complete(ctx, done)
+	// What the target accepted is completed even when the shutdown
+	// deadline cancelled the rest of the batch: otherwise it would be
+	// sent again after a restart. The write gets its own short deadline.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeTimeout)
+	defer cancel()
+	dr.complete(cctx, done)
 }
+
+// completeTimeout bounds the write that completes a delivered batch, which
+// runs even after the shutdown deadline cancelled the batch's sends.
+const completeTimeout = 5 * time.Second
 
 // sendBatch sends the live records in one SendBatch call.
 func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
