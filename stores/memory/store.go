@@ -16,6 +16,8 @@ type Store struct {
 	ob    outbox
 	dlq   dlq
 	lease leases
+	// streams holds the stream logs (streamlog.go).
+	streams streams
 }
 
 // Compile-time checks that Store fills every role.
