@@ -40,6 +40,10 @@ type Deps struct {
 	// feeds (0 when no route uses it), so that a transport can size its
 	// prefetch or credit to what the route will take.
 	MaxInFlight int
+	// StreamLog is, for a sender, the bridge's configured store when that
+	// store can hold per-channel replay logs, or nil. The SSE sender keeps
+	// its channels' events in it.
+	StreamLog ports.StreamLog
 }
 
 // Factory is the part every factory shares: its type name, what it
