@@ -59,12 +59,19 @@ type runner struct {
 	epoch     time.Time
 
 	// workCtx is cancelled when in-flight deliveries overstay the stop
-	// timeout; settleCtx is never cancelled by shutdown so that a delivery
-	// whose send succeeded can still be acknowledged.
-	workCtx    context.Context
-	cancelWork context.CancelFunc
-	settleCtx  context.Context
+	// timeout; settleCtx only settleGrace later, so that a delivery whose
+	// send succeeded can still be acknowledged, but a source that cannot
+	// answer (its broker is down) does not hold the shutdown forever.
+	workCtx      context.Context
+	cancelWork   context.CancelFunc
+	settleCtx    context.Context
+	cancelSettle context.CancelFunc
 }
+
+// settleGrace is how long Ack, Retry and DLQ writes may still run after the
+// stop timeout fired. What is not settled by then stays unsettled, for the
+// source to redeliver.
+const settleGrace = 2 * time.Second
 
 func newRunner(r Route, opts Options) (*runner, error) {
 	if r.DeliveryMode == "" {
@@ -118,7 +125,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 	rn.epoch = time.Now()
 	rn.refreshCoarse(rn.epoch)
 	rn.workCtx, rn.cancelWork = context.WithCancel(context.Background())
-	rn.settleCtx = context.WithoutCancel(rn.workCtx)
+	rn.settleCtx, rn.cancelSettle = context.WithCancel(context.Background())
 	return rn, nil
 }
 
@@ -203,9 +210,12 @@ func (rn *runner) stopWorkers(deadline <-chan struct{}) {
 	case <-deadline:
 		rn.log.Warn("stop timeout reached; abandoning in-flight deliveries unsettled")
 		rn.cancelWork()
+		t := time.AfterFunc(settleGrace, rn.cancelSettle)
 		<-done
+		t.Stop()
 	}
 	rn.cancelWork()
+	rn.cancelSettle()
 	rn.closeInline()
 }
 
