@@ -25,7 +25,7 @@ func loadFull(t *testing.T) *File {
 
 func TestFullExampleIsValid(t *testing.T) {
 	f := loadFull(t)
-	warns, err := f.Validate()
+	warns, err := f.ValidateWith(preview)
 	if err != nil {
 		t.Fatal(err)
 	}

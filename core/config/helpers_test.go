@@ -13,3 +13,7 @@ func mustRead(t testing.TB, name string) []byte {
 	}
 	return b
 }
+
+// preview validates with the clustering keys accepted, so that their rules
+// can be tested although Validate refuses them until clustering lands.
+var preview = ValidateOptions{clusterPreview: true}

@@ -321,7 +321,7 @@ http: {admin_api_key: short, cors_origins: ["*"]}
 func TestValidateKnownProcessors(t *testing.T) {
 	f := base(t)
 	f.Routes[0].Processors = []string{"p1", "go-registered"}
-	if _, err := f.ValidateWith(ValidateOptions{KnownProcessors: []string{"go-registered"}}); err != nil {
+	if _, err := f.ValidateWith(ValidateOptions{KnownProcessors: []string{"go-registered"}, clusterPreview: true}); err != nil {
 		t.Errorf("ValidateWith(KnownProcessors) = %v", err)
 	}
 }
@@ -341,7 +341,7 @@ func TestWarnings(t *testing.T) {
 	f.Routes[1].Policy = r.Policy
 	f.Routes[1].Policy.AllowUnfenced = false
 	f.Routes[1].Policy.Backoff = Backoff{}
-	warns, err := f.Validate()
+	warns, err := f.ValidateWith(preview)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestClusteredStoreWarning(t *testing.T) {
 	f.Bridge.Deployment = DeploymentClustered
 	f.Stores = Stores{Lease: &Store{Type: "sqlite"}}
 	f.Routes[0].Policy.OnExpired, f.Routes[0].Policy.OnPermanentFailure = ActionDrop, ActionDrop
-	warns, err := f.Validate()
+	warns, err := f.ValidateWith(preview)
 	if err != nil {
 		t.Fatal(err)
 	}

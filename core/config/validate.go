@@ -15,6 +15,10 @@ type ValidateOptions struct {
 	// KnownProcessors are processor names registered in Go. A route may
 	// list them although they are absent from the processors map.
 	KnownProcessors []string
+
+	// clusterPreview accepts the clustering keys that notSupportedYet
+	// refuses, so that their own rules stay tested until clustering lands.
+	clusterPreview bool
 }
 
 // Validate checks every rule of the configuration reference and returns
@@ -45,6 +49,9 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 	v.http()
 	v.telemetry()
 	v.clusteredMQTT()
+	if !o.clusterPreview {
+		v.notSupportedYet()
+	}
 	for _, c := range checks {
 		if c != nil {
 			v.probs.list = append(v.probs.list, c(f)...)

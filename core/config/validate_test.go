@@ -64,7 +64,7 @@ func cond(field, op string, v any) Rule {
 }
 
 func TestValidateBase(t *testing.T) {
-	warns, err := base(t).Validate()
+	warns, err := base(t).ValidateWith(preview)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestValidateRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := base(t)
 			tt.mut(f)
-			_, err := f.Validate()
+			_, err := f.ValidateWith(preview)
 			var got Problems
 			if !errors.As(err, &got) {
 				t.Fatalf("Validate() = %v, want Problems", err)
