@@ -2,11 +2,11 @@ package amqp091
 
 import (
 	"context"
-	"sync"
-	"time"
+	"errors"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -40,7 +40,7 @@ func (r *Receiver) consume(ctx context.Context, l *link, emit ports.EmitFunc) (p
 		_ = ch.Close()
 		return false, classify(err, "consume "+r.cfg.Queue)
 	}
-	cc := &consumeChan{r: r, ch: ch, tag: tag, acker: newAcker(ch, r.m.ackFrames, r.ackHold)}
+	cc := newConsumeChan(r, ch, tag)
 	r.register(cc)
 	defer cc.detach()
 	for {
@@ -78,69 +78,19 @@ func closeReason(closes <-chan *amqp.Error) error {
 	return classify(amqp.ErrClosed, "consumer cancelled or channel closed")
 }
 
-// consumeChan is one consume channel with the deliveries it handed out.
-// After Run's consumption ended (detach), it closes once the last of them
-// is settled, or when Linger runs out.
-type consumeChan struct {
-	r     *Receiver
-	ch    *amqp.Channel
-	tag   string
-	acker *acker
-
-	mu       sync.Mutex
-	inflight int
-	detached bool
-	closed   bool
-	linger   *time.Timer
+// errChannelGone is what settling a delivery whose channel closed
+// returns: the broker has taken the message back and redelivers it, so
+// there is nothing left to settle. It is transient (CONNECTION_LOST) and
+// carries errGone, which isChannelGone recognises.
+func errChannelGone(cause error) error {
+	e := fault.ErrConnectionLost.WithMessage("amqp091: the delivery's channel is closed; the broker redelivers the message")
+	if cause != nil {
+		return e.Wrap(errors.Join(errGone, cause))
+	}
+	return e.Wrap(errGone)
 }
 
-func (c *consumeChan) begin() {
-	c.mu.Lock()
-	c.inflight++
-	c.mu.Unlock()
-}
+var errGone = errors.New("consume channel gone")
 
-// end records that one delivery was settled.
-func (c *consumeChan) end() {
-	c.mu.Lock()
-	c.inflight--
-	last := c.detached && c.inflight == 0
-	c.mu.Unlock()
-	if last {
-		c.closeNow()
-	}
-}
-
-// detach cancels the consumer and closes the channel now, or once the
-// deliveries in flight are settled (at most Linger later).
-func (c *consumeChan) detach() {
-	_ = c.ch.Cancel(c.tag, false)
-	c.mu.Lock()
-	c.detached = true
-	idle := c.inflight == 0
-	if !idle && !c.closed {
-		c.linger = time.AfterFunc(c.r.cfg.Linger, c.closeNow)
-	}
-	c.mu.Unlock()
-	if idle {
-		c.closeNow()
-	}
-}
-
-// closeNow sends the held acks and closes the channel, once.
-func (c *consumeChan) closeNow() {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return
-	}
-	c.closed = true
-	if c.linger != nil {
-		c.linger.Stop()
-	}
-	c.mu.Unlock()
-	c.acker.flushHeld()
-	c.acker.stop()
-	_ = c.ch.Close()
-	c.r.unregister(c)
-}
+// isChannelGone reports whether err says that a delivery's channel died.
+func isChannelGone(err error) bool { return errors.Is(err, errGone) }

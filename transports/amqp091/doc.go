@@ -13,8 +13,10 @@
 // that follows the route's in-flight limit. Acks of consecutive delivery
 // tags are coalesced into one multiple ack. Delivery.Retry republishes the
 // message to a per-queue retry exchange whose TTL'd wait queues dead-letter
-// it back to the source queue once the delay has passed; an immediate
-// nack-with-requeue is used instead only when configured.
+// it back to the source queue once the delay has passed; when configured,
+// the delivery is instead held for the delay and then nacked with requeue.
+// Deliveries end their abandon context when their channel closes, so the
+// runtime stops working on messages the broker has taken back.
 //
 // Sender publishes with publisher confirms, many messages in flight per
 // channel. The routing key is OutboundMessage.Address, or the configured

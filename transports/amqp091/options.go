@@ -2,6 +2,7 @@ package amqp091
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -15,6 +16,7 @@ type options struct {
 	logger      *slog.Logger
 	meter       telemetry.Meter
 	maxInFlight int
+	stopTimeout time.Duration
 	rand        func() float64
 }
 
@@ -60,3 +62,7 @@ func WithMaxInFlight(n int) Option { return func(o *options) { o.maxInFlight = n
 // WithRand sets the source of uniform numbers in [0,1) used for reconnect
 // jitter (math/rand/v2). Tests use it for deterministic delays.
 func WithRand(f func() float64) Option { return func(o *options) { o.rand = f } }
+
+// WithStopTimeout tells a Receiver the bridge's stop timeout, which its
+// linger follows (see Receiver.SetStopTimeout).
+func WithStopTimeout(d time.Duration) Option { return func(o *options) { o.stopTimeout = d } }

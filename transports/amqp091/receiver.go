@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
@@ -17,8 +18,8 @@ import (
 // Run consumes until its context ends, re-opening the channel (and waiting
 // for the session to reconnect) whenever it is lost. When Run stops, the
 // consumer is cancelled but its channel stays open for up to Linger, until
-// the deliveries the route still handles are settled; then it closes and
-// the broker requeues whatever is left.
+// the deliveries the route still handles are settled (or given up on); then
+// it closes and the broker requeues whatever is left.
 type Receiver struct {
 	sess     *Session
 	cfg      ReceiverConfig
@@ -29,6 +30,11 @@ type Receiver struct {
 	ackHold  time.Duration // 0: no coalescing, see acker
 	delays   []retryBucket
 	retryPub publisher
+	// deliveryLimit is the queue's x-delivery-limit, when known (0).
+	deliveryLimit int
+	// stopTimeout is the bridge's stop timeout in nanoseconds (0: none
+	// given), which the linger follows; see SetStopTimeout.
+	stopTimeout atomic.Int64
 
 	mu     sync.Mutex
 	chans  map[*consumeChan]struct{} // open consume channels, current and lingering
@@ -65,7 +71,10 @@ func NewReceiver(sess *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, 
 		ackHold:  cfg.AckHold,
 		retryPub: publisher{sess: sess},
 		chans:    make(map[*consumeChan]struct{}),
+
+		deliveryLimit: queueDeliveryLimit(sess.cfg.Topology, cfg),
 	}
+	r.stopTimeout.Store(int64(o.stopTimeout))
 	if !*cfg.AckCoalescing {
 		r.ackHold = 0
 	}
@@ -82,12 +91,44 @@ func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
 	return ports.ReceiverCapabilities{Retry: r.cfg.Retry.Mode != RetryOff, RedeliversUnsettled: true}
 }
 
+// SetStopTimeout tells the receiver how long the bridge waits for in-flight
+// deliveries when it stops a route (bridge.shutdown_timeout). The linger
+// of a stopped Run follows it: an unset linger equals it, a longer one is
+// cut to it, so that a stopped receiver never holds messages longer than
+// the route works on them. Safe to call at any time; it applies to the
+// next Run that stops. d <= 0 forgets it.
+func (r *Receiver) SetStopTimeout(d time.Duration) { r.stopTimeout.Store(int64(max(d, 0))) }
+
+// linger is how long a stopped Run's channel stays open for deliveries
+// still in the route.
+func (r *Receiver) linger() time.Duration {
+	return lingerFor(r.cfg.Linger, time.Duration(r.stopTimeout.Load()))
+}
+
+// lingerFor resolves the linger from the configured one and the stop
+// timeout (each 0 when unset).
+func lingerFor(configured, stop time.Duration) time.Duration {
+	switch {
+	case configured > 0 && stop > 0:
+		return min(configured, stop)
+	case configured > 0:
+		return configured
+	case stop > 0:
+		return stop
+	}
+	return DefaultLinger
+}
+
 // Prefetch returns the prefetch count the receiver asks for.
 func (r *Receiver) Prefetch() int { return r.prefetch }
 
 // Run consumes the queue and emits each delivery until ctx ends. It
 // returns nil then; it returns an error only when the session is closed or
 // the broker refuses access to the queue.
+//
+// When consumption stops because the connection was lost, Run waits for
+// the session to reconnect (the session has its own backoff); a channel
+// that failed on a live connection is opened again with backoff.
 func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	failures := 0
 	for {
@@ -110,12 +151,17 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 			return err
 		}
 		delay := r.sess.cfg.Reconnect.Delay(failures, rand.Float64())
-		if err != nil {
-			r.log.Warn("amqp091 consumer stopped; starting again", "retry_in", delay, "err", err)
-		}
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
+			if err != nil {
+				r.log.Warn("amqp091 consumer stopped; starting again", "err", err)
+			}
+		case <-l.lost:
+			// The connection is gone: the session reconnects with its
+			// own backoff, and acquire waits for it.
+			t.Stop()
+			failures = 0
 		case <-ctx.Done():
 			t.Stop()
 			return nil

@@ -15,8 +15,9 @@ const (
 	// whose TTL'd wait queues dead-letter it back to the queue after the
 	// delay. The default.
 	RetryDelayed RetryMode = "delayed"
-	// RetryRequeue nacks the message with requeue: it comes back at once,
-	// whatever delay the route asked for.
+	// RetryRequeue holds the message for the delay the route asked for
+	// and then nacks it with requeue. A held message counts against the
+	// prefetch.
 	RetryRequeue RetryMode = "requeue"
 	// RetryOff reports that the receiver cannot retry; the route then
 	// dead-letters transient failures (category retry_unsupported).
@@ -57,8 +58,10 @@ type ReceiverConfig struct {
 	// x-priority).
 	ConsumerArguments map[string]any `yaml:"consumer_arguments" json:"consumer_arguments"`
 	// Linger bounds how long a stopped Run keeps its channel open so that
-	// deliveries still being handled can be acknowledged (30s). Whatever is
-	// unsettled then goes back to the queue.
+	// deliveries still being handled can be acknowledged. Zero follows the
+	// bridge's stop timeout (Receiver.SetStopTimeout), else 30s; a value
+	// longer than the stop timeout is cut to it. Whatever is unsettled
+	// then goes back to the queue.
 	Linger time.Duration `yaml:"linger" json:"linger"`
 	// AckCoalescing acknowledges runs of consecutive deliveries with one
 	// multiple ack (true). Off, every ack is its own frame.
@@ -69,6 +72,12 @@ type ReceiverConfig struct {
 	AckHold time.Duration `yaml:"ack_hold" json:"ack_hold"`
 	// Retry configures Delivery.Retry.
 	Retry RetryConfig `yaml:"retry" json:"retry"`
+	// DeliveryLimit is the queue's broker-side delivery limit
+	// (x-delivery-limit of a quorum queue) when it is set outside the
+	// session topology, for example by a policy. The topology's value wins.
+	// Retry then hands a message to the route's DLQ before the broker
+	// would drop it (0: none known).
+	DeliveryLimit int `yaml:"delivery_limit" json:"delivery_limit"`
 }
 
 // RetryConfig configures how a receiver retries a message.
@@ -90,9 +99,9 @@ type RetryConfig struct {
 }
 
 // WithDefaults returns c with every zero field replaced by its default.
-// Prefetch stays 0 here: NewReceiver resolves it from WithMaxInFlight.
+// Prefetch and Linger stay 0 here: NewReceiver resolves them from
+// WithMaxInFlight and the stop timeout.
 func (c ReceiverConfig) WithDefaults() ReceiverConfig {
-	setDefault(&c.Linger, DefaultLinger)
 	setDefault(&c.AckHold, DefaultAckHold)
 	if c.AckCoalescing == nil {
 		t := true
@@ -125,7 +134,12 @@ func (c ReceiverConfig) Validate() error {
 	if c.Prefetch < 0 || c.Prefetch > 65535 {
 		ps.add("prefetch", "must be in [0,65535], got %d", c.Prefetch)
 	}
-	checkPositive(&ps, "linger", c.Linger)
+	if c.Linger < 0 {
+		ps.add("linger", "must not be negative, got %v", c.Linger)
+	}
+	if c.DeliveryLimit < 0 {
+		ps.add("delivery_limit", "must not be negative, got %d", c.DeliveryLimit)
+	}
 	checkPositive(&ps, "ack_hold", c.AckHold)
 	checkArguments(&ps, "consumer_arguments", c.ConsumerArguments)
 	switch c.Retry.Mode {
