@@ -355,6 +355,7 @@ func TestWarnings(t *testing.T) {
 		{"routes[1].policy", "no DLQ store: expired, failed and filtered messages are dropped and only counted"},
 		{"routes[1].resolver.header_map", `header_key and header_map are ignored by resolver type "all"`},
 		{"routes[1].resolver.rules", `rules are ignored by resolver type "all"`},
+		{"stores.outbox.type", "a memory outbox lives only as long as the process: at stop the bridge delivers what it can within bridge.shutdown_timeout and the rest is lost; use sqlite to keep it"},
 		{"http.admin_addr", `listens on ":9090" without TLS: API keys travel in clear text unless a proxy terminates TLS`},
 	}
 	if diff := cmp.Diff(want, warns); diff != "" {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -45,6 +46,7 @@ func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
 	timer.Stop()
 	dr.m.setRole(roleStandalone)
 	defer dr.m.setRole("")
+	defer dr.flushVolatile(hard)
 	for {
 		select {
 		case <-stop:
@@ -64,6 +66,40 @@ func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
 			return
 		case <-timer.C():
 		}
+	}
+}
+
+// flushVolatile runs at stop. An outbox kept in memory dies with the
+// process, so its partition is drained until empty or until hard ends (the
+// stop timeout), retrying records whose backoff runs out meanwhile; what is
+// left is reported as lost. A durable outbox keeps its backlog for the
+// next start and is left as it is.
+func (dr *drainer) flushVolatile(hard context.Context) {
+	if !ports.IsVolatile(dr.store) {
+		return
+	}
+	clk := dr.rn.opts.Clock
+	for hard.Err() == nil {
+		n, err := dr.cycle(hard)
+		if n > 0 && err == nil {
+			continue
+		}
+		if depth, derr := dr.store.Depth(hard, dr.part); derr != nil || depth == 0 {
+			break
+		}
+		// Only records waiting for their backoff are left: poll again.
+		t := clk.NewTimer(dr.pol.Strategy.MinInterval)
+		select {
+		case <-hard.Done():
+		case <-t.C():
+		}
+		t.Stop()
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(hard), completeTimeout)
+	defer cancel()
+	if depth, err := dr.store.Depth(ctx, dr.part); err == nil && depth > 0 {
+		dr.log.Error(fmt.Sprintf("memory outbox: %d records not delivered by the stop timeout are lost with the process", depth),
+			"partition", dr.part, "lost", depth)
 	}
 }
 

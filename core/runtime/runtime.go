@@ -185,6 +185,7 @@ func (rt *Runtime) shutdown(drainers *drainGroup) {
 	}
 	wg.Wait()
 	drainers.shutdown(drainCtx.Done())
+	rt.reportVolatileDLQ()
 	closeCtx, cancel := context.WithTimeout(context.Background(), rt.opts.CloseTimeout)
 	defer cancel()
 	closed := map[ports.Closer]bool{}
@@ -203,5 +204,19 @@ func (rt *Runtime) shutdown(drainers *drainGroup) {
 				rt.opts.Logger.Warn("close failed", "route", rn.route.ID, "err", err)
 			}
 		}
+	}
+}
+
+// reportVolatileDLQ logs how many dead letters a DLQ kept in memory still
+// holds at stop: they die with the process.
+func (rt *Runtime) reportVolatileDLQ() {
+	store, ok := rt.opts.DLQ.(ports.DLQStore)
+	if !ok || !ports.IsVolatile(store) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	if n, err := store.Count(ctx, ports.DLQFilter{}); err == nil && n > 0 {
+		rt.opts.Logger.Error(fmt.Sprintf("memory DLQ: %d dead letters are lost with the process", n), "lost", n)
 	}
 }
