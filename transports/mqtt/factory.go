@@ -37,7 +37,7 @@ func SessionFactory() registry.SessionFactory {
 
 // ReceiverFactory builds MQTT receivers (`type: mqtt` under receivers) on
 // the session the entry's session_id names. It also implements
-// registry.Admitter: a direct_hold route is admitted per AdmitDirectHold.
+// registry.Admitter: every route it feeds is admitted per AdmitRoute.
 func ReceiverFactory() registry.ReceiverFactory {
 	return admittingReceiverFactory{receiverFactory()}
 }
@@ -66,20 +66,17 @@ func SenderFactory() registry.SenderFactory {
 		})
 }
 
-// admittingReceiverFactory adds the direct_hold admission check of
-// AdmitDirectHold to the receiver factory.
+// admittingReceiverFactory adds the admission check of AdmitRoute to the
+// receiver factory.
 type admittingReceiverFactory struct{ registry.ReceiverFactory }
 
-// Admit applies AdmitDirectHold to routes in direct_hold; shared_outbox
-// routes need nothing from the session.
+// Admit applies AdmitRoute to a route in either delivery mode.
 func (admittingReceiverFactory) Admit(receiverCfg, sessionCfg any, route registry.RouteFacts) error {
-	if route.DeliveryMode != "" && route.DeliveryMode != "direct_hold" {
-		return nil
-	}
 	rc, ok := receiverCfg.(ReceiverConfig)
 	if !ok {
 		return nil
 	}
 	sc, _ := sessionCfg.(SessionConfig)
-	return AdmitDirectHold(sc, rc, RouteFacts{RouteID: route.RouteID, HasDLQ: route.HasDLQ, AllowRetryDrop: route.AllowRetryDrop})
+	return AdmitRoute(sc, rc, RouteFacts{RouteID: route.RouteID, DeliveryMode: route.DeliveryMode,
+		HasDLQ: route.HasDLQ, AllowRetryDrop: route.AllowRetryDrop})
 }
