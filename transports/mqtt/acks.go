@@ -107,6 +107,31 @@ func (a *ackState) settle(t *ackToken) {
 	}
 }
 
+// blocking reports whether t, still unsettled on the current connection,
+// holds back the acknowledgement of a later message that is settled
+// already: the route makes progress behind t, and holding t longer would
+// stall the session once Receive Maximum messages are unacknowledged.
+func (a *ackState) blocking(t *ackToken) bool {
+	if t == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.gen != a.gen || t.done {
+		return false
+	}
+	seen := false
+	for _, o := range a.order[a.head:] {
+		switch {
+		case o == t:
+			seen = true
+		case seen && o.done:
+			return true
+		}
+	}
+	return false
+}
+
 // stale reports whether t belongs to an earlier connection whose session
 // the broker resumed, so that the broker redelivers its message and the
 // copy held here must not be handed out again.

@@ -21,6 +21,7 @@ type delivery struct {
 var (
 	_ ports.Delivery          = (*delivery)(nil)
 	_ ports.RedeliveryCounter = (*delivery)(nil)
+	_ ports.SettleObserver    = (*delivery)(nil)
 )
 
 // Envelope returns the message.
@@ -41,11 +42,43 @@ func (d *delivery) Ack(context.Context) error {
 // Retry holds the message in the process and hands it to the route again
 // after the delay. It stays unacknowledged meanwhile, so a crash loses
 // nothing on a resumed session.
+//
+// MQTT acknowledges in arrival order, so a held QoS 1/2 message also holds
+// back the acknowledgements of every later message on its connection, and
+// the broker stops sending once Receive Maximum are unacknowledged. When a
+// later message is settled already (the route makes progress without this
+// one), Retry therefore refuses with NOT_SUPPORTED and leaves the delivery
+// unsettled: the route ends it as for a source that cannot retry (a DLQ
+// entry, or a counted drop under allow_retry_drop) and then acknowledges
+// it. Only the first such Retry of a message is refused: when the route
+// could not end it either (the DLQ refused the entry), the next Retry is
+// accepted, since holding the session is better than losing the message.
 func (d *delivery) Retry(_ context.Context, after time.Duration, _ error) error {
+	if d.settled.Load() {
+		return fault.ErrProtocolError.WithMessage("mqtt delivery settled twice")
+	}
+	if !d.m.refused && d.r.s.acks.blocking(d.m.tok) {
+		d.m.refused = true
+		d.r.m.refused.Add(1)
+		return fault.ErrNotSupported.WithMessage("mqtt: holding the message for a retry would hold back the acknowledgements of later messages on its session")
+	}
 	if !d.settled.CompareAndSwap(false, true) {
 		return fault.ErrProtocolError.WithMessage("mqtt delivery settled twice")
 	}
 	return d.r.hold(d.m, after)
+}
+
+// Settled puts a message the route left unsettled (the route stopped, or
+// it could neither store nor hold the message) back at the front of its
+// receiver's queue: MQTT acknowledges in order, so a message nobody
+// settles would hold back every later acknowledgement of the connection.
+// The receiver hands it out again, or, once closed, to its replacement or
+// back to the broker (see Receiver.Close).
+func (d *delivery) Settled(st ports.Settlement) {
+	if st.Outcome != ports.SettledUnsettled || !d.settled.CompareAndSwap(false, true) {
+		return
+	}
+	d.r.requeue(d.m)
 }
 
 // Extend is not supported: nothing else can take the message meanwhile.

@@ -13,7 +13,10 @@
 // acknowledges a QoS 1/2 message to the broker (PUBACK, PUBREC) only when
 // the route settled it. MQTT cannot ask the broker to resend a message,
 // so Retry holds the message in the process and hands it to the route
-// again after the delay.
+// again after the delay, unless the hold would hold back the in-order
+// acknowledgements of messages already settled behind it: then Retry
+// refuses, and the route dead-letters the message instead of stalling the
+// session.
 //
 // A Sender publishes to the dispatch address (or a default topic), never
 // to the subject, which travels in the gobridge.subject user property. A

@@ -16,7 +16,8 @@ type inbound struct {
 	tok      *ackToken // nil for QoS 0
 	id       string    // the envelope ID when the message carries none
 	received time.Time
-	attempt  int // in-process redeliveries so far
+	attempt  int  // in-process redeliveries so far
+	refused  bool // a Retry was refused once (see delivery.Retry)
 }
 
 // queue holds a receiver's messages in arrival order. QoS 1/2 messages

@@ -34,6 +34,7 @@ func newSessionMetrics(m telemetry.Meter, name string) sessionMetrics {
 type receiverMetrics struct {
 	received    telemetry.Counter
 	retried     telemetry.Counter
+	refused     telemetry.Counter
 	qos0Dropped telemetry.Counter
 }
 
@@ -44,6 +45,8 @@ func newReceiverMetrics(m telemetry.Meter, name string) receiverMetrics {
 			Help: "Messages handed to the route, in-process redeliveries included.", Labels: l}, name),
 		retried: m.Counter(telemetry.Desc{Name: "gobridge_mqtt_retry_holds_total",
 			Help: "Messages held in the process for redelivery after a retry.", Labels: l}, name),
+		refused: m.Counter(telemetry.Desc{Name: "gobridge_mqtt_retry_refused_total",
+			Help: "Retries refused because holding the message would hold back the acknowledgements of later ones.", Labels: l}, name),
 		qos0Dropped: m.Counter(telemetry.Desc{Name: "gobridge_mqtt_qos0_dropped_total",
 			Help: "QoS 0 messages dropped because qos0_buffer was full.", Labels: l}, name),
 	}

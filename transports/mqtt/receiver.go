@@ -150,6 +150,13 @@ func (r *Receiver) hold(m *inbound, delay time.Duration) error {
 	return nil
 }
 
+// requeue puts back a message the route left unsettled, to be handed out
+// first, as a redelivery.
+func (r *Receiver) requeue(m *inbound) {
+	m.attempt++
+	r.q.pushFront(m)
+}
+
 // Close cancels pending in-process redeliveries; their messages stay
 // unacknowledged, so the broker sends them again when the session
 // resumes. It does not close the session. New messages go to another

@@ -23,7 +23,7 @@ func TestRouteRetriesInProcess(t *testing.T) {
 	scfg := SessionConfig{ClientID: "route-" + unique(), SessionExpiry: 30 * time.Second}
 	s := newSession(t, scfg)
 	rcfg := ReceiverConfig{Subscriptions: []SubscriptionConfig{{Topic: topic}}}
-	if err := AdmitDirectHold(scfg, rcfg, RouteFacts{RouteID: "r"}); err != nil {
+	if err := AdmitRoute(scfg, rcfg, RouteFacts{RouteID: "r", AllowRetryDrop: true}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := NewReceiver(s, rcfg)
@@ -53,9 +53,17 @@ func TestRouteRetriesInProcess(t *testing.T) {
 	waitFor(ctx, t, "the subscription", func() bool { return s.Health(ctx).Subscribed })
 
 	snd, _ := NewSender(startSession(t, SessionConfig{}), SenderConfig{DefaultTopic: topic})
+	// The first message alone: with nothing settled behind it, its retries
+	// are held in the process (see TestPoisonMessageDoesNotStallTheSession
+	// for the other case).
 	for i := range 5 {
 		if err := snd.Send(ctx, ports.OutboundMessage{Envelope: numberedEnvelope(i)}); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := out.WaitSent(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := out.WaitSent(ctx, 5); err != nil {
