@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,7 +56,9 @@ var (
 // Send publishes one message. Errors are classified: no connection,
 // timeouts and broker quota are transient; not authorized, an invalid
 // topic or an unsupported QoS are permanent; an expired message is
-// expired.
+// expired. A QoS 1/2 sender on a broker whose CONNACK grants only QoS 0
+// fails with QOS_NOT_SUPPORTED rather than publish without an
+// acknowledgement; on a broker that grants QoS 1, QoS 2 is lowered to 1.
 func (sn *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	err := sn.send(ctx, msg)
 	sn.count(err)
@@ -97,7 +100,13 @@ func (sn *Sender) send(ctx context.Context, msg ports.OutboundMessage) error {
 	}
 	lim := sn.s.limits() // after Start: the broker's CONNACK sets them
 	if pub.QoS > lim.maxQoS {
-		pub.QoS = lim.maxQoS // MQTT lets a sender downgrade; the broker would refuse more
+		if lim.maxQoS == 0 {
+			// A QoS 0 publish is never acknowledged: sending it would report
+			// a delivery nobody confirmed.
+			return fault.ErrQoSNotSupported.WithMessage(fmt.Sprintf(
+				"mqtt broker grants at most QoS 0; a QoS %d publish would go unacknowledged", pub.QoS))
+		}
+		pub.QoS = lim.maxQoS // QoS 2 to 1 keeps the PUBACK; the broker would refuse more
 	}
 	if lim.maxPacket > 0 && publishSize(pub) > lim.maxPacket {
 		return fault.ErrPayloadTooLarge.WithMessage("mqtt publish exceeds the broker's maximum packet size")
