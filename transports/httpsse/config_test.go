@@ -115,6 +115,20 @@ func TestSSEConfigValidate(t *testing.T) {
 			`allow_origins[3]: "https://x/path" is not an origin such as https://app.example.com or *`,
 		}},
 		{"path wildcard", SSEConfig{Path: "/e/{x}"}, []string{`path: "/e/{x}" may not contain wildcards`}},
+		{"replay log", SSEConfig{
+			ReplayFrom: "oldest", ReplayLog: "disk", LogMaxEvents: -1, LogMaxBytes: -2, LogMaxAge: -time.Second,
+			Channels: map[string]SSEChannelConfig{"": {}, "ok": {ReplayFrom: ReplayFromEarliest, LogMaxEvents: 5},
+				"x": {ReplayFrom: "first", LogMaxAge: -time.Minute}},
+		}, []string{
+			`replay_from: "oldest" is invalid; must be live or earliest`,
+			`replay_log: "disk" is invalid; must be auto, store or memory`,
+			`log_max_events: must not be negative, got -1`,
+			`log_max_bytes: must not be negative, got -2`,
+			`log_max_age: must not be negative, got -1s`,
+			`channels: empty channel name`,
+			`channels.x.replay_from: "first" is invalid; must be live or earliest`,
+			`channels.x.log_max_age: must not be negative, got -1m0s`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +137,9 @@ func TestSSEConfigValidate(t *testing.T) {
 			}
 		})
 	}
-	if got := DefaultSSEConfig(); got.NoSubscriber != NoSubscriberAccept || got.ReplayBuffer != 1000 || got.ClientBuffer != 256 {
+	if got := DefaultSSEConfig(); got.NoSubscriber != NoSubscriberAccept || got.ReplayBuffer != 1000 || got.ClientBuffer != 256 ||
+		got.ReplayFrom != ReplayFromLive || got.ReplayLog != ReplayLogAuto ||
+		got.LogMaxEvents != 10000 || got.LogMaxBytes != 64<<20 || got.LogMaxAge != 24*time.Hour {
 		t.Errorf("defaults %+v", got)
 	}
 }

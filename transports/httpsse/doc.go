@@ -8,9 +8,13 @@
 // leaves the delivery unsettled.
 //
 // SSESender serves channels over text/event-stream. The dispatch address
-// names the channel; each channel numbers its events, keeps a bounded
-// replay buffer for clients that reconnect with Last-Event-ID, and
-// disconnects a client that cannot keep up instead of slowing the others.
+// names the channel; each channel has a bounded replay log, kept in the
+// bridge's store when it has one (ports.StreamLog), whose sequence
+// numbers are the event ids. A send is accepted once its event is in the
+// log, so clients that reconnect with Last-Event-ID, even to a restarted
+// bridge, get everything after it, preceded by a gobridge.gap event when
+// some of it was trimmed. A client that cannot keep up is disconnected
+// instead of slowing the others.
 //
 // WebhookSender POSTs each message (or, configured for batches, a JSON
 // array of messages) to a URL, optionally signed with HMAC-SHA256, and

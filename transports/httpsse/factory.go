@@ -2,6 +2,7 @@ package httpsse
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
@@ -39,11 +40,25 @@ func ReceiverFactory() registry.ReceiverFactory {
 }
 
 // SSEFactory builds the server-sent events egress (`type: sse`) from an
-// SSEConfig settings block.
+// SSEConfig settings block. The channels' replay logs go to the bridge's
+// store (Deps.StreamLog) unless replay_log says memory; without such a
+// store, replay_log auto keeps them in memory and logs a warning, and
+// replay_log store refuses to build.
 func SSEFactory() registry.SenderFactory {
 	return registry.Sender(SSEType, "server-sent events egress: browsers subscribe to channels",
 		func(_ context.Context, cfg SSEConfig, d registry.Deps) (ports.Sender, error) {
-			return NewSSESender(cfg, factoryOptions(d)...)
+			opts := factoryOptions(d)
+			if d.StreamLog != nil {
+				opts = append(opts, WithStreamLog(d.StreamLog))
+			} else if cfg.WithDefaults().ReplayLog == ReplayLogAuto {
+				logger := d.Logger
+				if logger == nil {
+					logger = slog.Default()
+				}
+				logger.Warn("sse sender keeps its replay log in memory: no configured store can hold it, so a restart loses every event not yet read",
+					"sender", d.ID, "hint", "configure a sqlite store, or set replay_log: memory to say this is intended")
+			}
+			return NewSSESender(cfg, opts...)
 		})
 }
 

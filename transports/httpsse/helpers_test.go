@@ -52,8 +52,9 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
 
 // sseEvent is one event read from a stream.
 type sseEvent struct {
-	ID   string
-	Data string
+	ID    string
+	Event string
+	Data  string
 }
 
 // sseClient reads one SSE stream in a goroutine it owns; close stops it.
@@ -132,6 +133,8 @@ func (c *sseClient) read(opened chan struct{}) {
 			case c.comments <- strings.TrimSpace(line[1:]):
 			default:
 			}
+		case strings.HasPrefix(line, "event:"):
+			ev.Event = strings.TrimSpace(line[6:])
 		case strings.HasPrefix(line, "id:"):
 			ev.ID = strings.TrimSpace(line[3:])
 		case strings.HasPrefix(line, "data:"):

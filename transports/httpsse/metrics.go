@@ -45,6 +45,13 @@ type sseMetrics struct {
 	replayed    telemetry.Counter
 	replayGaps  telemetry.Counter
 	evicted     telemetry.Counter
+	// The replay log.
+	appended       telemetry.Counter
+	appendFailures telemetry.Counter
+	trimmed        telemetry.Counter
+	trimmedBytes   telemetry.Counter
+	gaps           telemetry.Counter
+	unknownIDs     telemetry.Counter
 }
 
 func newSSEMetrics(m telemetry.Meter, name string) sseMetrics {
@@ -63,9 +70,21 @@ func newSSEMetrics(m telemetry.Meter, name string) sseMetrics {
 		replayed: m.Counter(telemetry.Desc{Name: "gobridge_sse_events_replayed_total",
 			Help: "Events resent to clients resuming with Last-Event-ID.", Labels: l}, name),
 		replayGaps: m.Counter(telemetry.Desc{Name: "gobridge_sse_replay_gaps_total",
-			Help: "Resumes that asked for events older than the replay buffer holds.", Labels: l}, name),
+			Help: "Resumes that asked for events the replay log no longer keeps.", Labels: l}, name),
 		evicted: m.Counter(telemetry.Desc{Name: "gobridge_sse_channels_evicted_total",
-			Help: "Idle channels dropped to stay within max_channels.", Labels: l}, name),
+			Help: "Idle channels whose in-memory state was dropped to stay within max_channels.", Labels: l}, name),
+		appended: m.Counter(telemetry.Desc{Name: "gobridge_sse_log_appended_total",
+			Help: "Events appended to the SSE replay logs.", Labels: l}, name),
+		appendFailures: m.Counter(telemetry.Desc{Name: "gobridge_sse_log_append_failures_total",
+			Help: "Replay log appends that failed (their sends failed too).", Labels: l}, name),
+		trimmed: m.Counter(telemetry.Desc{Name: "gobridge_sse_log_trimmed_total",
+			Help: "Events trimmed from the SSE replay logs to stay within their bounds.", Labels: l}, name),
+		trimmedBytes: m.Counter(telemetry.Desc{Name: "gobridge_sse_log_trimmed_bytes_total",
+			Help: "Bytes of event data trimmed from the SSE replay logs.", Labels: l}, name),
+		gaps: m.Counter(telemetry.Desc{Name: "gobridge_sse_gap_events_total",
+			Help: "gobridge.gap events sent to resuming clients.", Labels: l}, name),
+		unknownIDs: m.Counter(telemetry.Desc{Name: "gobridge_sse_resume_unknown_id_total",
+			Help: "Resumes whose Last-Event-ID is newer than the replay log's newest event.", Labels: l}, name),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
@@ -17,6 +18,7 @@ type options struct {
 	logger *slog.Logger
 	meter  telemetry.Meter
 	client *http.Client
+	log    ports.StreamLog
 }
 
 func buildOptions(defaultName string, opts []Option) options {
@@ -56,3 +58,9 @@ func WithMeter(m telemetry.Meter) Option { return func(o *options) { o.meter = m
 // builds from its configuration. The sender then neither tunes nor closes
 // c's transport; the configured timeout still bounds each request.
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
+
+// WithStreamLog makes an SSESender keep its channels' replay logs in l, a
+// store's ports.StreamLog, unless its configuration says replay_log:
+// memory. Without it the logs are kept in memory, and replay_log: store
+// fails NewSSESender.
+func WithStreamLog(l ports.StreamLog) Option { return func(o *options) { o.log = l } }

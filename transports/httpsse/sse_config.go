@@ -13,8 +13,8 @@ type NoSubscriberPolicy string
 
 // No-subscriber policies.
 const (
-	// NoSubscriberAccept accepts the event into the channel's replay
-	// buffer, where a client that resumes with Last-Event-ID finds it.
+	// NoSubscriberAccept appends the event to the channel's replay log,
+	// where a client that resumes (or starts from earliest) finds it.
 	NoSubscriberAccept NoSubscriberPolicy = "accept"
 	// NoSubscriberRefuse fails the send with a transient UNAVAILABLE
 	// error, so the route retries it (and, when nobody subscribes in
@@ -50,9 +50,25 @@ type SSEConfig struct {
 	// DefaultChannel receives sends whose address is empty; without it
 	// such a send fails permanently.
 	DefaultChannel string `yaml:"default_channel" json:"default_channel"`
-	// ReplayBuffer is how many recent events each channel keeps for
-	// clients resuming with Last-Event-ID (1000).
+	// ReplayBuffer is how many of its newest events each channel keeps
+	// in memory (1000), a cache of its replay log that serves clients
+	// resuming close to the head without reading the store.
 	ReplayBuffer int `yaml:"replay_buffer" json:"replay_buffer"`
+	// ReplayFrom is where a client without Last-Event-ID starts: live
+	// (default) or earliest, every event the log keeps.
+	ReplayFrom ReplayFrom `yaml:"replay_from" json:"replay_from"`
+	// ReplayLog is where the channels' replay logs are kept: auto
+	// (default: the bridge's store when it can hold them, else memory),
+	// store (refuse to start without one) or memory.
+	ReplayLog ReplayLogMode `yaml:"replay_log" json:"replay_log"`
+	// LogMaxEvents, LogMaxBytes and LogMaxAge bound each channel's
+	// replay log (10000 events, 64 MiB of event data, 24h); the oldest
+	// events are trimmed to stay within all three.
+	LogMaxEvents int           `yaml:"log_max_events" json:"log_max_events"`
+	LogMaxBytes  int64         `yaml:"log_max_bytes" json:"log_max_bytes"`
+	LogMaxAge    time.Duration `yaml:"log_max_age" json:"log_max_age"`
+	// Channels overrides replay_from and the log bounds per channel.
+	Channels map[string]SSEChannelConfig `yaml:"channels" json:"channels"`
 	// ClientBuffer is how many events may wait for one client (256). A
 	// client that falls further behind is disconnected; it resumes from
 	// the replay buffer when it reconnects.
@@ -103,6 +119,7 @@ func (c SSEConfig) WithDefaults() SSEConfig {
 	}
 	setDefault(&c.MaxChannels, DefaultMaxChannels)
 	setDefault(&c.MaxClients, DefaultMaxClients)
+	c.logDefaults()
 	return c
 }
 
@@ -147,6 +164,7 @@ func (c SSEConfig) Validate() error {
 	default:
 		ps.add("no_subscriber", "%q is invalid; must be accept or refuse", c.NoSubscriber)
 	}
+	c.validateLog(&ps)
 	for i, k := range c.BearerKeys {
 		if strings.TrimSpace(k) == "" || !validHeaderValue(k) || strings.ContainsAny(k, " \t") {
 			ps.add(fmt.Sprintf("bearer_keys[%d]", i), "must be a non-empty token without spaces or control characters")

@@ -1,11 +1,14 @@
 package httpsse
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
 // frame is one encoded SSE event, shared read-only by every subscriber.
@@ -24,134 +27,123 @@ type subscriber struct {
 
 func (s *subscriber) kick() { s.once.Do(func() { close(s.kicked) }) }
 
-// channel is one named event stream: its id counter, replay ring and
-// subscribers.
+// channel is the in-memory state of one named event stream: what this
+// process knows of its log, a cache of the log's newest events (the
+// tail), its subscribers and the appends waiting to be written.
 type channel struct {
 	name string
 
-	mu      sync.Mutex
-	last    uint64   // id of the newest event; ids start after the base
-	ring    []*frame // the newest len(ring) <= cap events, oldest at head
-	head    int
-	subs    map[*subscriber]struct{}
-	used    time.Time // last send or subscription, for eviction
-	evicted bool
+	mu     sync.Mutex
+	loaded bool   // first and last were read from the log
+	first  uint64 // oldest event the log keeps
+	last   uint64 // newest event appended and queued for subscribers
+	tail   []*frame
+	head   int // index of the oldest frame once tail is full
+	subs   map[*subscriber]struct{}
+	used   time.Time // last send or subscription, for eviction
+
+	appending bool         // an append of this channel is in flight
+	pending   []*appendReq // sends waiting for the next append
+	evicted   bool         // dropped from the hub: look the name up again
 }
 
 // hub holds the channels of one SSE sender.
 type hub struct {
 	cfg SSEConfig
 	m   sseMetrics
+	log ports.StreamLog
+	// base ends when the hub closes; appends run under it.
+	base   context.Context
+	cancel context.CancelFunc
+	// dirty tells the trimmer which channels grew.
+	dirty *dirtySet
 
 	mu       sync.Mutex
 	channels map[string]*channel
 	clients  int
-	floor    uint64 // highest id an evicted channel issued
 	closed   bool
 }
 
-func newHub(cfg SSEConfig, m sseMetrics) *hub {
-	return &hub{cfg: cfg, m: m, channels: map[string]*channel{}}
+func newHub(cfg SSEConfig, m sseMetrics, log ports.StreamLog) *hub {
+	base, cancel := context.WithCancel(context.Background())
+	return &hub{cfg: cfg, m: m, log: log, base: base, cancel: cancel,
+		dirty: newDirtySet(), channels: map[string]*channel{}}
 }
 
 var (
 	errHubClosed  = fault.ErrUnavailable.WithMessage("sse sender is closed")
-	errTooMany    = fault.ErrUnavailable.WithMessage("sse sender is at max_channels and every channel has subscribers")
+	errTooMany    = fault.ErrUnavailable.WithMessage("sse sender is at max_channels and every channel is busy")
 	errNoListener = fault.ErrUnavailable.WithMessage("sse channel has no subscriber")
 	errMaxClients = fault.ErrUnavailable.WithMessage("sse sender is at max_clients")
 )
 
-// channelLocked returns the named channel, creating it (and evicting the
-// least recently used idle channel when at MaxChannels). h.mu is held.
-func (h *hub) channelLocked(name string, now time.Time) (*channel, error) {
-	if h.closed {
-		return nil, errHubClosed
-	}
-	if ch := h.channels[name]; ch != nil {
-		return ch, nil
-	}
-	if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked() {
-		return nil, errTooMany
-	}
-	// Ids start from the current time in microseconds, so they keep
-	// growing across restarts and channel evictions.
-	base := max(uint64(now.UnixMicro()), h.floor)
-	ch := &channel{name: name, last: base, subs: map[*subscriber]struct{}{}, used: now,
-		ring: make([]*frame, 0, min(h.cfg.ReplayBuffer, 64))}
-	h.channels[name] = ch
-	return ch, nil
-}
-
-// evictLocked drops the least recently used channel without subscribers.
-func (h *hub) evictLocked() bool {
-	var victim *channel
-	for _, ch := range h.channels {
-		ch.mu.Lock()
-		idle, used := len(ch.subs) == 0, ch.used
-		ch.mu.Unlock()
-		if idle && (victim == nil || used.Before(victim.used)) {
-			victim = ch
-		}
-	}
-	if victim == nil {
-		return false
-	}
-	victim.mu.Lock()
-	victim.evicted = true
-	h.floor = max(h.floor, victim.last)
-	victim.mu.Unlock()
-	delete(h.channels, victim.name)
-	h.m.evicted.Add(1)
-	return true
-}
-
-// publish appends an event with data to the named channel and queues it
-// for every subscriber, disconnecting those whose queue is full.
-func (h *hub) publish(name string, data []byte) error {
+// channel returns the named channel, locked and loaded, creating it (and
+// evicting the least recently used idle channel when at MaxChannels).
+// A channel found evicted once locked is looked up again.
+func (h *hub) channel(ctx context.Context, name string) (*channel, error) {
 	for {
 		now := time.Now()
 		h.mu.Lock()
-		ch, err := h.channelLocked(name, now)
+		if h.closed {
+			h.mu.Unlock()
+			return nil, errHubClosed
+		}
+		ch := h.channels[name]
+		if ch == nil {
+			if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked() {
+				h.mu.Unlock()
+				return nil, errTooMany
+			}
+			ch = &channel{name: name, subs: map[*subscriber]struct{}{}, used: now}
+			h.channels[name] = ch
+		}
 		h.mu.Unlock()
-		if err != nil {
-			return err
+		ch.mu.Lock()
+		if ch.evicted {
+			ch.mu.Unlock()
+			continue
 		}
-		ok, err := h.publishTo(ch, data, now)
-		if ok || err != nil {
-			return err
+		if !ch.loaded {
+			span, err := h.log.EventSpan(ctx, name)
+			if err != nil {
+				ch.mu.Unlock()
+				return nil, logError("cannot read the replay log", err)
+			}
+			ch.first, ch.last, ch.loaded = span.First, span.Last, true
+			// Bounds may have changed since the log was last trimmed.
+			h.dirty.add(name)
 		}
-		// The channel was evicted between lookup and lock: look again.
+		return ch, nil
 	}
 }
 
-func (h *hub) publishTo(ch *channel, data []byte, now time.Time) (bool, error) {
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	if ch.evicted {
-		return false, nil
-	}
-	if len(ch.subs) == 0 {
-		if h.cfg.NoSubscriber == NoSubscriberRefuse {
-			h.m.refused.Add(1)
-			return false, errNoListener.With("channel", ch.name)
+// evictLocked drops the least recently used channel that nobody
+// subscribes to, sends to or is loading. Its log stays in the store.
+// h.mu is held.
+func (h *hub) evictLocked() bool {
+	var victim *channel
+	var victimUsed time.Time
+	for _, ch := range h.channels {
+		if !ch.mu.TryLock() {
+			continue // busy: loading or publishing
 		}
-		h.m.unheard.Add(1)
-	}
-	ch.used = now
-	ch.last++
-	f := &frame{id: ch.last, b: encodeFrame(ch.last, data)}
-	ch.push(f, h.cfg.ReplayBuffer)
-	for s := range ch.subs {
-		select {
-		case s.queue <- f:
-		default:
-			delete(ch.subs, s)
-			s.kick()
-			h.m.slow.Add(1)
+		idle, used := len(ch.subs) == 0 && !ch.appending && len(ch.pending) == 0, ch.used
+		ch.mu.Unlock()
+		if idle && (victim == nil || used.Before(victimUsed)) {
+			victim, victimUsed = ch, used
 		}
 	}
-	h.m.events.Add(1)
-	return true, nil
+	if victim == nil || !victim.mu.TryLock() {
+		return false
+	}
+	defer victim.mu.Unlock()
+	if len(victim.subs) > 0 || victim.appending || len(victim.pending) > 0 {
+		return false
+	}
+	victim.evicted = true
+	delete(h.channels, victim.name)
+	h.m.evicted.Add(1)
+	return true
 }
 
 // encodeFrame renders one event. data holds no line breaks: it is compact
@@ -165,67 +157,66 @@ func encodeFrame(id uint64, data []byte) []byte {
 	return append(b, "\n\n"...)
 }
 
-// push adds f to the replay ring, dropping the oldest event when full.
+// push adds f, the event after the newest, to the tail, dropping the
+// oldest frame when the tail holds capacity frames.
 func (ch *channel) push(f *frame, capacity int) {
-	if capacity == 0 {
+	if capacity <= 0 {
 		return
 	}
-	if len(ch.ring) < capacity {
-		ch.ring = append(ch.ring, f)
+	if len(ch.tail) < capacity {
+		ch.tail = append(ch.tail, f)
 		return
 	}
-	ch.ring[ch.head] = f
-	ch.head = (ch.head + 1) % len(ch.ring)
+	ch.tail[ch.head] = f
+	ch.head = (ch.head + 1) % len(ch.tail)
 }
 
-// since returns the buffered events with an id above last, oldest first,
-// and whether events the client asked for are no longer buffered.
-func (ch *channel) since(last uint64) (out []*frame, gap bool) {
-	n := len(ch.ring)
+// tailFirst is the id of the oldest frame in the tail, or 0 when empty.
+func (ch *channel) tailFirst() uint64 {
+	if len(ch.tail) == 0 {
+		return 0
+	}
+	return ch.tail[ch.head].id
+}
+
+// tailAfter returns the tail's frames with an id above after, oldest
+// first.
+func (ch *channel) tailAfter(after uint64) []*frame {
+	n := len(ch.tail)
+	var out []*frame
 	for i := range n {
-		f := ch.ring[(ch.head+i)%n]
-		if f.id > last {
-			if len(out) == 0 {
-				gap = f.id > last+1
+		if f := ch.tail[(ch.head+i)%n]; f.id > after {
+			if out == nil {
 				out = make([]*frame, 0, n-i)
 			}
 			out = append(out, f)
 		}
 	}
-	return out, gap
+	return out
 }
 
-// subscribe registers a stream on the named channel and returns it with
-// the events to replay. resume says whether the client sent a
-// Last-Event-ID; without one it gets live events only.
-func (h *hub) subscribe(name string, last uint64, resume bool) (*channel, *subscriber, []*frame, error) {
-	now := time.Now()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.clients >= h.cfg.MaxClients {
-		return nil, nil, nil, errMaxClients
+// dropBelow records that the log no longer keeps events before first and
+// drops them from the tail.
+func (ch *channel) dropBelow(first uint64) {
+	if first <= ch.first {
+		return
 	}
-	ch, err := h.channelLocked(name, now)
-	if err != nil {
-		return nil, nil, nil, err
+	ch.first = first
+	if tf := ch.tailFirst(); tf != 0 && tf < first {
+		kept := ch.tailAfter(first - 1)
+		ch.tail, ch.head = kept, 0
 	}
-	s := &subscriber{queue: make(chan *frame, h.cfg.ClientBuffer), kicked: make(chan struct{})}
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	var replay []*frame
-	if resume && last < ch.last {
-		var gap bool
-		replay, gap = ch.since(last)
-		if gap {
-			h.m.replayGaps.Add(1)
-		}
-		h.m.replayed.Add(float64(len(replay)))
+}
+
+// reset forgets the tail and disconnects every subscriber, for a log
+// whose numbering no longer follows what this process saw. The clients
+// reconnect and resume from the log.
+func (ch *channel) reset() {
+	ch.tail, ch.head = nil, 0
+	for s := range ch.subs {
+		delete(ch.subs, s)
+		s.kick()
 	}
-	ch.subs[s] = struct{}{}
-	ch.used = now
-	h.clients++
-	h.m.subscribers.Add(1)
-	return ch, s, replay, nil
 }
 
 // unsubscribe removes a stream that ended.
@@ -240,11 +231,13 @@ func (h *hub) unsubscribe(ch *channel, s *subscriber) {
 	h.m.subscribers.Add(-1)
 }
 
-// close refuses further sends and subscriptions and ends every stream.
+// close refuses further sends and subscriptions, ends every stream and
+// cancels appends in flight.
 func (h *hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
+	h.cancel()
 	for _, ch := range h.channels {
 		ch.mu.Lock()
 		for s := range ch.subs {
@@ -252,4 +245,13 @@ func (h *hub) close() {
 		}
 		ch.mu.Unlock()
 	}
+}
+
+// logError makes a replay log failure a transient UNAVAILABLE error,
+// unless the store already classified it.
+func logError(what string, err error) error {
+	if be, ok := fault.As(err); ok && be.Class() != fault.ClassTransient {
+		return fmt.Errorf("sse: %s: %w", what, err)
+	}
+	return fault.ErrUnavailable.WithMessage("sse: " + what).Wrap(err)
 }

@@ -19,11 +19,13 @@ import (
 // with GET {path}/{channel}; see SSEConfig for the knobs and Handler for
 // mounting the endpoint in another server.
 //
-// Send returns once the event is numbered, buffered for replay and queued
-// for every current subscriber; it does not wait for clients to read it.
-// A send to a channel nobody subscribes to is accepted by default (it
-// stays in the replay buffer) or refused with a transient error (see
-// NoSubscriberPolicy).
+// Send returns once the event is appended to the channel's replay log
+// (durably, when the log is in a persistent store) and queued for every
+// current subscriber; it does not wait for clients to read it. Event ids
+// are the log's sequence numbers, so a client resumes with Last-Event-ID
+// across restarts; one whose events were trimmed first gets a GapEvent.
+// A send to a channel nobody subscribes to is accepted by default (it is
+// in the log) or refused with a transient error (see NoSubscriberPolicy).
 type SSESender struct {
 	cfg SSEConfig
 	o   options
@@ -43,6 +45,9 @@ type SSESender struct {
 	closing   chan struct{} // closed by Close; ends every stream
 	closeOnce sync.Once
 	streams   counter
+
+	stopTrim    context.CancelFunc
+	trimStopped chan struct{}
 }
 
 var (
@@ -60,12 +65,16 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 	}
 	cfg = cfg.WithDefaults()
 	o := buildOptions("sse", opts)
+	log, err := chooseLog(cfg, o)
+	if err != nil {
+		return nil, err
+	}
 	s := &SSESender{
 		cfg: cfg, o: o, m: newSSEMetrics(o.meter, o.name),
 		keys: newKeyring(cfg.BearerKeys), origins: map[string]bool{},
 		closing: make(chan struct{}),
 	}
-	s.hub = newHub(cfg, s.m)
+	s.hub = newHub(cfg, s.m, log)
 	for _, orig := range cfg.AllowOrigins {
 		if orig == "*" {
 			s.anyOrig = true
@@ -79,12 +88,15 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 	mux.HandleFunc("OPTIONS "+cfg.Path, s.preflight)
 	s.handler = mux
 	if cfg.Listen == "-" {
+		s.startTrimmer()
 		return s, nil
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		s.hub.close()
 		return nil, fault.ErrUnavailable.WithMessage("sse sender: cannot listen on " + cfg.Listen).Wrap(err)
 	}
+	s.startTrimmer()
 	s.ln = ln
 	s.srv = &http.Server{
 		Handler:           mux,
@@ -140,7 +152,7 @@ func (s *SSESender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	if err != nil {
 		return fault.ErrInvalidPayload.WithMessage("sse send: cannot encode the envelope").Wrap(err)
 	}
-	return s.hub.publish(name, data)
+	return s.hub.publish(ctx, name, data)
 }
 
 // Close ends every stream, stops the server and makes further sends fail
@@ -162,8 +174,39 @@ func (s *SSESender) Close(ctx context.Context) error {
 			}
 		}
 		s.streams.wait(ctx.Done())
+		s.stopTrim()
+		select {
+		case <-s.trimStopped:
+		case <-ctx.Done():
+		}
 	})
 	return err
+}
+
+// startTrimmer starts the goroutine that keeps the replay logs within
+// their bounds; Close stops it.
+func (s *SSESender) startTrimmer() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopTrim, s.trimStopped = cancel, make(chan struct{})
+	go func() {
+		defer close(s.trimStopped)
+		s.runTrimmer(ctx)
+	}()
+}
+
+// chooseLog returns the replay log cfg.ReplayLog asks for: the store's
+// log given with WithStreamLog, or a memory log.
+func chooseLog(cfg SSEConfig, o options) (ports.StreamLog, error) {
+	switch {
+	case cfg.ReplayLog == ReplayLogMemory:
+		return newMemoryLog(nil), nil
+	case o.log != nil:
+		return o.log, nil
+	case cfg.ReplayLog == ReplayLogStore:
+		return nil, fault.ErrInvalidConfig.WithMessage("sse sender " + o.name +
+			": replay_log: store needs a store that can hold replay logs (configure a sqlite or memory store), or set replay_log: memory")
+	}
+	return newMemoryLog(nil), nil
 }
 
 // retryField is the stream's opening: the reconnection delay and a

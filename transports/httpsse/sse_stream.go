@@ -43,8 +43,15 @@ func (s *SSESender) serveStream(w http.ResponseWriter, req *http.Request) {
 		writeRefusal(w, http.StatusBadRequest, fault.CodeInvalidTopic, err.Error()+"; subscribe to "+s.cfg.Path+"/{channel}")
 		return
 	}
+	mode := startLive
 	last, resume := lastEventID(req)
-	ch, sub, replay, err := s.hub.subscribe(name, last, resume)
+	switch {
+	case resume:
+		mode = startResume
+	case s.cfg.channel(name).replayFrom == ReplayFromEarliest:
+		mode = startEarliest
+	}
+	ch, sub, plan, err := s.hub.subscribe(req.Context(), name, mode, last)
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
 		writeRefusal(w, http.StatusServiceUnavailable, fault.CodeOf(err), err.Error())
@@ -59,10 +66,7 @@ func (s *SSESender) serveStream(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w), timeout: s.cfg.WriteTimeout}
 	st.write(s.retryField())
-	for _, f := range replay {
-		st.write(f.b)
-	}
-	if !st.flush() {
+	if !s.replay(req.Context(), st, name, plan) {
 		return
 	}
 	beat := time.NewTicker(s.cfg.HeartbeatInterval)
@@ -130,8 +134,8 @@ func (st *stream) flush() bool {
 
 // lastEventID reads the resume point from the Last-Event-ID header or,
 // for clients that cannot set it, the last_event_id query parameter. An
-// id that is not a decimal event id is ignored: the client gets live
-// events only.
+// id that is not a decimal event id is ignored: the client is served as
+// one without an id (see replay_from).
 func lastEventID(req *http.Request) (uint64, bool) {
 	v := req.Header.Get("Last-Event-ID")
 	if v == "" {

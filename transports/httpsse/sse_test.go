@@ -77,8 +77,8 @@ func replaySetup(ctx context.Context, t *testing.T) (*SSESender, []uint64) {
 		}
 		ids = append(ids, id)
 	}
-	if start := time.UnixMicro(int64(ids[0])); time.Since(start) > time.Minute || time.Since(start) < 0 {
-		t.Errorf("first id %d is not near the current time in microseconds", ids[0])
+	if ids[0] != 1 {
+		t.Errorf("first id %d, want 1: ids are the replay log's sequence numbers", ids[0])
 	}
 	return s, ids
 }
@@ -94,10 +94,11 @@ func TestSSEReplayAfterLastEventID(t *testing.T) {
 		{"header resume", nil, func(ids []uint64) string { return id(ids, 2) }, []string{"m3", "m4"}},
 		{"query resume", func(ids []uint64) string { return "/events/room?last_event_id=" + id(ids, 3) }, nil, []string{"m4"}},
 		{"query channel", func([]uint64) string { return "/events?channel=room" }, func(ids []uint64) string { return id(ids, 3) }, []string{"m4"}},
-		{"gap: oldest buffered", nil, func(ids []uint64) string { return id(ids, 0) }, []string{"m2", "m3", "m4"}},
-		{"from an earlier run", nil, func([]uint64) string { return "7" }, []string{"m2", "m3", "m4"}},
+		{"older than the memory tail: from the log", nil, func(ids []uint64) string { return id(ids, 0) }, []string{"m1", "m2", "m3", "m4"}},
+		{"from the start", nil, func([]uint64) string { return "0" }, []string{"m0", "m1", "m2", "m3", "m4"}},
 		{"up to date", nil, func(ids []uint64) string { return id(ids, 4) }, nil},
-		{"ahead of the channel", nil, func(ids []uint64) string { return fmt.Sprint(ids[4] + 100) }, nil},
+		{"unknown id: notice, then the whole log", nil, func(ids []uint64) string { return fmt.Sprint(ids[4] + 100) },
+			[]string{`gap {"reason":"unknown_id","last_event_id":105,"first_id":1,"newest_id":5}`, "m0", "m1", "m2", "m3", "m4"}},
 		{"garbage id", nil, func([]uint64) string { return "x" }, nil},
 		{"no id", nil, nil, nil},
 	}
@@ -117,7 +118,12 @@ func TestSSEReplayAfterLastEventID(t *testing.T) {
 			sendText(ctx, t, s, "room", "live")
 			var got []string
 			for {
-				p := payloadOf(t, c.next(ctx, t))
+				ev := c.next(ctx, t)
+				if ev.Event == GapEvent {
+					got = append(got, "gap "+ev.Data)
+					continue
+				}
+				p := payloadOf(t, ev)
 				if p == "live" {
 					break
 				}
@@ -156,7 +162,7 @@ func TestSSESlowClientDisconnected(t *testing.T) {
 	s := newTestSSE(t, SSEConfig{ClientBuffer: 4}, WithMeter(meter), WithName("live"))
 	// The slow client is subscribed straight on the hub: nothing drains
 	// its queue, which is what a stalled connection looks like.
-	ch, slow, _, err := s.hub.subscribe("room", 0, false)
+	ch, slow, _, err := s.hub.subscribe(ctx, "room", startLive, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
