@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/fault"
@@ -40,6 +41,11 @@ func (b *Bridge) prepareRoute(rc config.Route) (*routeRun, error) {
 	recv, ok := b.comps[key(registry.KindReceiver, rc.ReceiverID)]
 	if !ok {
 		return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("route %s: receiver_id %q not found in receivers", rc.ID, rc.ReceiverID))
+	}
+	if st, ok := recv.value.(interface{ SetStopTimeout(time.Duration) }); ok {
+		// A receiver that holds messages for a stopped route (the AMQP
+		// linger) holds them no longer than the route's stop timeout.
+		st.SetStopTimeout(b.file.Bridge.ShutdownTimeout)
 	}
 	r := runtime.Route{
 		ID: rc.ID, ReceiverID: rc.ReceiverID, Receiver: recv.value.(ports.Receiver),
