@@ -3,54 +3,122 @@ package runtime
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// settle ends a delivery according to err and the route policy. Exactly one
-// of Ack or Retry is called, or neither when the bridge stopped working on
-// the delivery (shutdown or an abandoned source), which leaves it for the
-// source to redeliver.
+// settle ends a delivery according to err and the route policy, as the
+// outcome table (decide) says. Exactly one of Ack or Retry is called, or
+// neither when the delivery is left unsettled (the bridge stopped working
+// on it, or it could be neither stored nor retried), which leaves it for
+// the source to redeliver.
 func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.Envelope, err error) {
 	rn := w.rn
 	if err == nil {
 		w.ack(d, env)
 		return
 	}
-	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-		// Cancelled by shutdown or an abandoned source. A context whose
-		// cause is a deadline was cancelled by the send guard (see
-		// worker.handle): that is a send timeout, settled like any other.
-		rn.m.unsettled.Add(1)
-		rn.log.Debug("delivery abandoned unsettled", "message_id", env.ID, "err", err)
+	f := attemptFacts{
+		err: err,
+		// A context whose cause is a deadline was cancelled by the send
+		// guard (see worker.handle): that is a send timeout, settled like
+		// any other failure.
+		cancelled:  ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded),
+		uncounted:  w.uncounted,
+		canRetry:   true, // until the source says otherwise
+		redelivers: rn.caps.RedeliversUnsettled,
+		hasDLQ:     rn.opts.DLQ != nil,
+		rnd:        rn.opts.Rand(),
+	}
+	if !f.cancelled {
+		rn.m.failed(err)
+		if fault.ClassOf(err) == fault.ClassPermanent {
+			rn.log.Warn("permanent failure", "message_id", env.ID, "err", err)
+		}
+	}
+	now := rn.opts.Clock.Now()
+	var failures int
+	var first time.Time
+	if !f.cancelled && !f.uncounted && fault.IsRecoverable(err) {
+		// Only failures of the message itself spend the replay budget.
+		failures, first = rn.attempts.fail(w.key(), now)
+	} else {
+		failures, first = rn.attempts.peek(w.key(), now)
+	}
+	f.failures, f.age, f.attempt = failures, now.Sub(first), attemptNumber(d, failures)
+	for {
+		v := decide(f, rn.policy)
+		switch v.kind {
+		case settleUnsettled:
+			w.leaveUnsettled(env, v, now)
+			return
+		case settleRetry:
+			rn.attempts.markSent(w.key(), now, w.accepted)
+			rerr := d.Retry(rn.settleCtx, v.delay, v.err)
+			switch {
+			case rerr == nil:
+				rn.m.retried.Add(1)
+				w.outcome.Outcome = ports.SettledRetried
+			case errors.Is(rerr, fault.ErrNotSupported):
+				f.canRetry = false
+				continue
+			default:
+				rn.m.settleErr.Add(1)
+				rn.log.Warn("retry failed; leaving the delivery to the source", "message_id", env.ID, "err", rerr)
+			}
+			return
+		case settleDeadLetter:
+			rn.m.ended(v.category)
+			if werr := w.deadLetter(env, d, v.err, v.category); werr != nil {
+				rn.m.dlqErr.Add(1)
+				rn.log.Error("DLQ write failed; handing the message back to its source", "message_id", env.ID, "err", werr)
+				f.dlqFailed, f.err = true, werr
+				continue
+			}
+			rn.m.dlq[v.category].Add(1)
+			w.ack(d, env)
+			return
+		case settleDrop:
+			w.drop(d, env, v)
+			return
+		}
+	}
+}
+
+// leaveUnsettled counts a delivery the bridge leaves with its source.
+func (w *worker) leaveUnsettled(env *messaging.Envelope, v verdict, now time.Time) {
+	rn := w.rn
+	rn.m.unsettled.Add(1)
+	if v.reason == "cancelled" {
+		rn.log.Debug("delivery abandoned unsettled", "message_id", env.ID, "err", v.err)
 		return
 	}
-	rn.m.failed(err)
-	p := rn.policy
-	switch fault.ClassOf(err) {
-	case fault.ClassRejected:
-		if errors.Is(err, fault.ErrMessageFiltered) {
-			w.terminal(d, env, err, p.OnFiltered, ports.DLQFiltered, reasonFiltered)
-			return
-		}
-		rn.log.Info("message rejected; dropping", "message_id", env.ID, "err", err)
-		w.terminal(d, env, err, Drop, ports.DLQRejected, reasonRejected)
-	case fault.ClassExpired:
-		w.terminal(d, env, err, p.OnExpired, ports.DLQExpired, reasonExpired)
-	case fault.ClassPermanent:
-		rn.log.Warn("permanent failure", "message_id", env.ID, "err", err)
-		w.terminal(d, env, err, p.OnPermanentFailure, ports.DLQPermanent, reasonPermanent)
-	default:
-		if w.uncounted {
-			// The outbox was full or slow: retry without charging the
-			// message's replay budget.
-			w.requeue(d, env, err, reasonOutboxUnavailable)
-			return
-		}
-		w.retry(d, env, err)
+	// Fan-out destinations that accepted are not sent to again when the
+	// message comes back.
+	rn.attempts.markSent(w.key(), now, w.accepted)
+	rn.log.Error("message left unsettled for its source to redeliver: it could not be stored and the source cannot retry",
+		"message_id", env.ID, "reason", v.reason, "err", v.err)
+}
+
+// drop acknowledges a message without delivering it, counted under the
+// verdict's reason.
+func (w *worker) drop(d ports.Delivery, env *messaging.Envelope, v verdict) {
+	rn := w.rn
+	if v.category != "" {
+		rn.m.ended(v.category)
 	}
+	rn.m.dropped[v.reason].Add(1)
+	switch v.reason {
+	case reasonRejected:
+		rn.log.Info("message rejected; dropping", "message_id", env.ID, "err", v.err)
+	case reasonDLQUnavailable, reasonOutboxUnavailable:
+		rn.log.Error("message dropped: it could not be stored and the source can neither retry nor redeliver it",
+			"message_id", env.ID, "reason", v.reason, "err", v.err)
+	}
+	w.ack(d, env)
 }
 
 // ack acknowledges d and forgets the message's failure history.
@@ -66,109 +134,6 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 	if rn.attempts.active() {
 		rn.attempts.forget(w.key())
 	}
-}
-
-// terminal finishes a message that will not be retried: written to the DLQ
-// (then acked) or dropped (acked and counted). A DLQ write that fails hands
-// the delivery back to the source so the evidence is not lost.
-func (w *worker) terminal(d ports.Delivery, env *messaging.Envelope, err error, action Action, cat ports.DLQCategory, reason string) {
-	rn := w.rn
-	rn.m.ended(cat)
-	if action == DLQ {
-		if werr := w.deadLetter(env, d, err, cat); werr != nil {
-			rn.m.dlqErr.Add(1)
-			rn.log.Error("DLQ write failed; handing the message back to its source", "message_id", env.ID, "err", werr)
-			w.requeue(d, env, werr, reasonDLQUnavailable)
-			return
-		}
-		rn.m.dlq[cat].Add(1)
-	} else {
-		rn.m.dropped[reason].Add(1)
-	}
-	w.ack(d, env)
-}
-
-// retry hands a transiently failed delivery back to its source after the
-// backoff delay, or ends it when its retry budget is spent or the source
-// cannot retry.
-func (w *worker) retry(d ports.Delivery, env *messaging.Envelope, err error) {
-	rn := w.rn
-	now := rn.opts.Clock.Now()
-	failures, first := rn.attempts.fail(w.key(), now)
-	rn.attempts.markSent(w.key(), now, w.accepted)
-	attempt := attemptNumber(d, failures)
-
-	// Only failures of the message itself spend the replay budget. The
-	// source's redelivery count, which drives the backoff, also counts
-	// deliveries the bridge abandoned or handed back after a DLQ refusal.
-	if failures >= rn.policy.MaxReplayAttempts && now.Sub(first) >= rn.policy.ReplayBudget {
-		poison := fault.ErrPoisonMessage.Wrap(err)
-		w.terminal(d, env, poison, w.fallbackAction(), ports.DLQMaxRetries, reasonPoison)
-		return
-	}
-	delay := rn.policy.Backoff.Delay(attempt, rn.opts.Rand())
-	if hint := fault.RetryAfter(err); hint > delay {
-		delay = hint
-	}
-	rerr := d.Retry(rn.settleCtx, delay, err)
-	switch {
-	case rerr == nil:
-		rn.m.retried.Add(1)
-		w.outcome.Outcome = ports.SettledRetried
-	case errors.Is(rerr, fault.ErrNotSupported):
-		w.terminal(d, env, err, w.fallbackAction(), ports.DLQRetryUnsupported, reasonRetryUnsupported)
-	default:
-		rn.m.settleErr.Add(1)
-		rn.log.Warn("retry failed; leaving the delivery to the source", "message_id", env.ID, "err", rerr)
-	}
-}
-
-// requeue hands a delivery back after a failure that was not the
-// message's own (the DLQ refused the entry, the outbox was full or slow).
-// The replay budget is not charged. When the source cannot retry, the
-// message goes to the DLQ if that is not what failed, else it is left
-// unsettled when the source redelivers unsettled messages, and only
-// otherwise dropped and counted under reason.
-func (w *worker) requeue(d ports.Delivery, env *messaging.Envelope, cause error, reason string) {
-	rn := w.rn
-	now := rn.opts.Clock.Now()
-	// Fan-out destinations that accepted are not sent to again when the
-	// message comes back.
-	rn.attempts.markSent(w.key(), now, w.accepted)
-	failures, _ := rn.attempts.peek(w.key(), now)
-	delay := rn.policy.Backoff.Delay(attemptNumber(d, failures), rn.opts.Rand())
-	rerr := d.Retry(rn.settleCtx, delay, cause)
-	switch {
-	case rerr == nil:
-		rn.m.retried.Add(1)
-		w.outcome.Outcome = ports.SettledRetried
-	case errors.Is(rerr, fault.ErrNotSupported) && reason != reasonDLQUnavailable && rn.opts.DLQ != nil:
-		w.terminal(d, env, cause, DLQ, ports.DLQRetryUnsupported, reasonRetryUnsupported)
-	case errors.Is(rerr, fault.ErrNotSupported) && rn.caps.RedeliversUnsettled:
-		// Neither stored nor retryable, but the source sends back what
-		// the bridge never settled: leave it for that redelivery.
-		rn.m.unsettled.Add(1)
-		rn.log.Error("message left unsettled for its source to redeliver: it could not be stored and the source cannot retry",
-			"message_id", env.ID, "reason", reason, "err", cause)
-	case errors.Is(rerr, fault.ErrNotSupported):
-		rn.m.dropped[reason].Add(1)
-		rn.log.Error("message dropped: it could not be stored and the source cannot retry",
-			"message_id", env.ID, "reason", reason, "err", cause)
-		w.ack(d, env)
-	default:
-		rn.m.settleErr.Add(1)
-		rn.log.Warn("retry failed; leaving the delivery to the source", "message_id", env.ID, "err", rerr)
-	}
-}
-
-// fallbackAction is where a message goes when retrying is over: the DLQ
-// when there is one, else it is dropped (only allowed with allow_retry_drop
-// or an all-drop policy).
-func (w *worker) fallbackAction() Action {
-	if w.rn.opts.DLQ != nil {
-		return DLQ
-	}
-	return Drop
 }
 
 // attemptNumber is the 1-based number of the attempt that just failed: the
