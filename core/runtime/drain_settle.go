@@ -2,14 +2,15 @@ package runtime
 
 import (
 	"context"
-	"errors"
+	"time"
 
-	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// settle decides what happens to one record after its send and reports
-// whether the record is finished (to be completed).
+// settle decides what happens to one record after its send, as the outcome
+// table (decide) says, and reports whether the record is finished (to be
+// completed). The outbox is a source that can always retry: a retry
+// replays the record.
 func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) bool {
 	rn := dr.rn
 	if err == nil {
@@ -23,65 +24,60 @@ func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) 
 	}
 	rn.m.sendError(dr.b.ID, err).Add(1)
 	rn.m.failed(err)
-	p := rn.policy
-	switch fault.ClassOf(err) {
-	case fault.ClassPermanent:
-		return dr.terminal(ctx, r, err, p.OnPermanentFailure, ports.DLQPermanent, reasonPermanent)
-	case fault.ClassExpired:
-		return dr.terminal(ctx, r, err, p.OnExpired, ports.DLQExpired, reasonExpired)
-	case fault.ClassRejected:
-		if errors.Is(err, fault.ErrMessageFiltered) {
-			return dr.terminal(ctx, r, err, p.OnFiltered, ports.DLQFiltered, reasonFiltered)
-		}
-		return dr.terminal(ctx, r, err, Drop, ports.DLQRejected, reasonRejected)
-	}
 	now := rn.opts.Clock.Now()
-	attempts := r.ReplayCount + 1
 	first := r.FirstAttemptAt
 	if first.IsZero() {
 		first = now
 	}
-	if attempts >= p.MaxReplayAttempts && now.Sub(first) >= p.ReplayBudget {
-		fallback := Drop
-		if rn.opts.DLQ != nil {
-			fallback = DLQ
-		}
-		return dr.terminal(ctx, r, fault.ErrPoisonMessage.Wrap(err), fallback, ports.DLQMaxRetries, reasonPoison)
+	attempt := r.ReplayCount + 1
+	f := attemptFacts{
+		err: err, canRetry: true, hasDLQ: rn.opts.DLQ != nil, rnd: rn.opts.Rand(),
+		// Claims count towards the poison gate, reclaims after a crash
+		// included: a record that kills its drainer never gets to replay.
+		failures: max(r.ClaimCount, attempt), age: now.Sub(first), attempt: attempt,
 	}
-	dr.replay(ctx, r, err, attempts)
-	return false
+	for {
+		v := decide(f, rn.policy)
+		switch v.kind {
+		case settleRetry:
+			dr.replay(ctx, r, v)
+			return false
+		case settleDeadLetter:
+			rn.m.ended(v.category)
+			if werr := dr.deadLetter(ctx, r, v, first); werr != nil {
+				rn.m.dlqErr.Add(1)
+				dr.log.Error("DLQ write failed; keeping the record in the outbox", "record", r.ID, "err", werr)
+				f.dlqFailed, f.err = true, werr
+				continue
+			}
+			rn.m.dlq[v.category].Add(1)
+			return true
+		case settleDrop:
+			if v.category != "" {
+				rn.m.ended(v.category)
+			}
+			rn.m.dropped[v.reason].Add(1)
+			return true
+		default: // the outbox always retries, so nothing else is decided
+			return false
+		}
+	}
 }
 
-// replay schedules the record's next attempt after the backoff delay, or
-// the error's retry-after hint when that is longer.
-func (dr *drainer) replay(ctx context.Context, r ports.OutboxRecord, cause error, attempt int) {
+// replay schedules the record's next attempt after the verdict's delay.
+func (dr *drainer) replay(ctx context.Context, r ports.OutboxRecord, v verdict) {
 	rn := dr.rn
-	delay := rn.policy.Backoff.Delay(attempt, rn.opts.Rand())
-	if hint := fault.RetryAfter(cause); hint > delay {
-		delay = hint
-	}
-	if err := dr.store.Replay(ctx, r.ID, dr.tok, cause, rn.opts.Clock.Now().Add(delay)); err != nil {
+	if err := dr.store.Replay(ctx, r.ID, dr.tok, v.err, rn.opts.Clock.Now().Add(v.delay)); err != nil {
 		dr.storeError("replay", err)
 		return
 	}
 	dr.m.replayed.Add(1)
 }
 
-// terminal dead-letters or drops a record that will not be retried and
-// reports whether it may be completed. A DLQ write that fails replays the
-// record instead, so it is not lost.
-func (dr *drainer) terminal(ctx context.Context, r ports.OutboxRecord, err error, action Action, cat ports.DLQCategory, reason string) bool {
+// deadLetter writes the record's DLQ entry, marked as failed in the outbox
+// stage.
+func (dr *drainer) deadLetter(ctx context.Context, r ports.OutboxRecord, v verdict, first time.Time) error {
 	rn := dr.rn
-	rn.m.ended(cat)
-	if action != DLQ {
-		rn.m.dropped[reason].Add(1)
-		return true
-	}
-	now := rn.opts.Clock.Now()
-	first := r.FirstAttemptAt
-	if first.IsZero() {
-		first = now
-	}
 	stored := r.Envelope
 	if stored != nil {
 		stored = stored.Clone()
@@ -89,17 +85,10 @@ func (dr *drainer) terminal(ctx context.Context, r ports.OutboxRecord, err error
 	}
 	e := ports.DLQEntry{
 		Envelope: stored, RouteID: r.RouteID, BindingID: r.BindingID, Address: r.Address,
-		Category: cat, Attempts: r.ReplayCount + 1, FirstFailureAt: first, LastFailureAt: now,
+		Category: v.category, Attempts: max(r.ClaimCount, r.ReplayCount+1), FirstFailureAt: first, LastFailureAt: rn.opts.Clock.Now(),
 	}
-	fillError(&e, err)
+	fillError(&e, v.err)
 	wctx, cancel := context.WithTimeout(ctx, rn.policy.SendTimeout)
 	defer cancel()
-	if werr := rn.opts.DLQ.Write(wctx, e); werr != nil {
-		rn.m.dlqErr.Add(1)
-		dr.log.Error("DLQ write failed; keeping the record in the outbox", "record", r.ID, "err", werr)
-		dr.replay(ctx, r, werr, r.ReplayCount+1)
-		return false
-	}
-	rn.m.dlq[cat].Add(1)
-	return true
+	return rn.opts.DLQ.Write(wctx, e)
 }
