@@ -152,6 +152,27 @@ func migrations() []migration {
 			// number of claims the row has seen.
 			`UPDATE outbox SET claim_count = replay_count + (claim_owner IS NOT NULL)`,
 		},
+	}, {
+		version: 4,
+		name:    "stream logs: the SSE sender's per-channel replay logs",
+		stmts: []string{
+			// last_seq is the number of the newest event ever appended,
+			// kept when its events are trimmed so that numbers are never
+			// given twice; bytes is the data size of the kept events.
+			`CREATE TABLE stream_channel (
+				channel  TEXT PRIMARY KEY,
+				last_seq INTEGER NOT NULL,
+				bytes    INTEGER NOT NULL
+			) WITHOUT ROWID`,
+			// A rowid table: event data may be large.
+			`CREATE TABLE stream_event (
+				channel     TEXT NOT NULL,
+				seq         INTEGER NOT NULL,
+				appended_at INTEGER NOT NULL,
+				data        BLOB NOT NULL,
+				PRIMARY KEY (channel, seq)
+			)`,
+		},
 	}}
 }
 
