@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -155,17 +156,20 @@ func waitBroker(ctx context.Context, t *testing.T, b *lineBroker, cond func(dist
 	}
 }
 
-// waitDrained polls the outbox from this process (SQLite allows a second
-// store on the file) until the child has delivered everything in it.
+// waitDrained polls the outbox depth until the child has delivered
+// everything in it. The child holds the store's lock, so it reads the file
+// through a plain read-only SQLite connection, as an operator's sqlite3
+// shell would.
 func waitDrained(ctx context.Context, t *testing.T, db string) {
 	t.Helper()
-	store, err := sqlite.Open(ctx, db)
+	conn, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=5000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close(context.Background())
+	defer conn.Close()
 	for {
-		n, err := store.Depth(ctx, "crash/target")
+		var n int
+		err := conn.QueryRowContext(ctx, "SELECT count(*) FROM outbox WHERE partition = ?", "crash/target").Scan(&n)
 		if err == nil && n == 0 {
 			return
 		}

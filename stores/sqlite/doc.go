@@ -10,9 +10,10 @@
 // the DLQ listings, lease Read) use a separate pool of read-only
 // connections, which WAL mode lets run beside the writer.
 //
-// The lease table lives in the database file, so two processes on one host
-// that open the same file see one lease holder: every lease change is a
-// BEGIN IMMEDIATE transaction and SQLite's file locks serialise them.
+// Open takes an exclusive lock on the file (a flock on path + ".lock") that
+// the store holds until Close, so one process, and one Store in it, drains
+// a file at a time. The lease table lives in the database file and
+// outlives the process that wrote it.
 //
 // Open verifies the file (PRAGMA quick_check by default) and applies the
 // schema migrations; a corrupt, foreign, newer or unwritable file is an

@@ -24,6 +24,7 @@ type Store struct {
 	writeDB *sql.DB
 	reads   *sql.DB
 	w       *writer
+	lock    *fileLock
 
 	closeOnce   sync.Once
 	releaseOnce sync.Once
@@ -39,15 +40,18 @@ var (
 )
 
 // Open opens the store at path, creating the file when it does not exist.
-// It switches the file to WAL mode, runs the configured integrity check,
-// applies pending schema migrations and starts the writer goroutine, which
-// Close stops.
+// It takes an exclusive lock on the file (on path + ".lock") that it holds
+// until Close, switches the file to WAL mode, runs the configured integrity
+// check, applies pending schema migrations and starts the writer goroutine,
+// which Close stops.
 //
 // Open fails with INVALID_CONFIG, naming the path, when an option is
 // invalid or the file is corrupt, not a database, another application's
-// database, written by a newer schema version, or not writable; and with
-// UNAVAILABLE when another process keeps it locked past the busy timeout.
-// It never replaces or truncates an existing file.
+// database, written by a newer schema version, not writable, or already
+// open as another Store in this process; and with UNAVAILABLE when another
+// process holds the file's lock (the message names its PID) or keeps the
+// database locked past the busy timeout. It never replaces or truncates an
+// existing file.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -60,14 +64,23 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockStore(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !lockSupported {
+		cfg.logger.Warn("sqlite store: this platform has no file lock; make sure only one process opens the file", "path", abs)
+	}
 	writeDB, conn, err := openWriter(ctx, abs, &cfg)
 	if err != nil {
+		lock.release()
 		return nil, err
 	}
 	stmts, err := prepareStatements(ctx, conn)
 	if err != nil {
 		_ = conn.Close()
 		_ = writeDB.Close()
+		lock.release()
 		return nil, openError(abs, "cannot prepare statements", err)
 	}
 	reads, err := openReaders(ctx, abs, &cfg)
@@ -75,6 +88,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		stmts.close()
 		_ = conn.Close()
 		_ = writeDB.Close()
+		lock.release()
 		return nil, err
 	}
 	label := cfg.storeLabel
@@ -87,6 +101,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		staleClaimAge: cfg.staleClaimAge,
 		writeDB:       writeDB,
 		reads:         reads,
+		lock:          lock,
 		w:             newWriter(conn, stmts, cfg.logger, cfg.maxBatchOps, cfg.linger, newWriterMetrics(cfg.meter, label)),
 	}
 	go s.w.loop()
@@ -103,7 +118,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Stats() Stats { return s.w.stats() }
 
 // Close stops accepting writes, lets the writer finish the batch it is
-// committing, and closes the database. Calls made after Close fail with
+// committing, closes the database and gives up the file's lock. Calls made after Close fail with
 // UNAVAILABLE. When ctx ends before the writer stopped, Close returns
 // ctx.Err() and a later Close finishes the job. Close is safe to call more
 // than once.
@@ -118,11 +133,12 @@ func (s *Store) Close(ctx context.Context) error {
 	return s.closeErr
 }
 
-// release closes the connections; only the first call after the writer
-// exited does anything.
+// release closes the connections, then gives up the lock; only the first
+// call after the writer exited does anything.
 func (s *Store) release() {
 	s.releaseOnce.Do(func() {
 		s.w.stmts.close()
 		s.closeErr = errors.Join(s.w.conn.Close(), s.writeDB.Close(), s.reads.Close())
+		s.lock.release()
 	})
 }
