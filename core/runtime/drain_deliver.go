@@ -55,7 +55,9 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 	}
 	sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 	defer cancel()
-	res, err := dr.timedSendBatch(sctx, bs, msgs)
+	start := dr.rn.sendStart()
+	res, err := safeSendBatch(sctx, bs, msgs)
+	dr.rn.sendTimed(dr.b.ID, start)
 	if err == nil && len(res) != len(msgs) {
 		err = fault.ErrProtocolError.WithMessage(fmt.Sprintf("batch sender returned %d results for %d messages", len(res), len(msgs)))
 		err = fault.ErrUnavailable.Wrap(err) // the messages themselves did nothing wrong
@@ -102,7 +104,9 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 			}
 			i := live[k]
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
-			results[i] = dr.timedSend(sctx, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
+			start := dr.rn.sendStart()
+			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
+			dr.rn.sendTimed(dr.b.ID, start)
 			cancel()
 		}
 	}
@@ -112,26 +116,6 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 	}
 	work() // the drainer's own goroutine is one of the senders
 	wg.Wait()
-}
-
-// safeSend calls Send and turns a panic into a permanent error.
-func safeSend(ctx context.Context, s ports.Sender, m ports.OutboundMessage) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("sender panicked: %v", p))
-		}
-	}()
-	return s.Send(ctx, m)
-}
-
-// safeSendBatch calls SendBatch and turns a panic into a whole-batch error.
-func safeSendBatch(ctx context.Context, bs ports.BatchSender, msgs []ports.OutboundMessage) (res []ports.BatchResult, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, fault.NewWithClass(fault.ClassPermanent, fault.CodeInternal, fmt.Sprintf("sender panicked: %v", p))
-		}
-	}()
-	return bs.SendBatch(ctx, msgs)
 }
 
 // complete removes the settled records, in one write when the store can.

@@ -170,23 +170,6 @@ func (m *routeMetrics) delivered(env *messaging.Envelope, now time.Time) {
 	m.latency.Observe(max(now.Sub(env.CreatedAt), 0).Seconds())
 }
 
-// sendMeasured is send with the binding's sent counter and send-time
-// histogram; without a real meter it is send alone, with no clock reads.
-func (w *worker) sendMeasured(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
-	rn := w.rn
-	if !rn.timed {
-		return w.send(ctx, b, p, addr, env)
-	}
-	start := rn.opts.Clock.Now()
-	err := w.send(ctx, b, p, addr, env)
-	bm := rn.m.binding[b.ID]
-	bm.sendTime.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
-	if err == nil {
-		bm.sent.Add(1)
-	}
-	return err
-}
-
 // observeHandled records the handling time of a delivery and, when it was
 // delivered straight to its targets (direct_hold) and acknowledged, its
 // end-to-end latency.
@@ -299,25 +282,33 @@ func (dr *drainer) observeDepth(ctx context.Context) {
 	}
 }
 
-// timedSend is safeSend with the binding's send-time histogram.
-func (dr *drainer) timedSend(ctx context.Context, m ports.OutboundMessage) error {
-	if !dr.m.timed {
-		return safeSend(ctx, dr.b.Sender, m)
+// sendStart returns when a send call starts, or the zero time when no real
+// meter wants send times, so that the path without metrics reads no clock.
+func (rn *runner) sendStart() time.Time {
+	if !rn.timed {
+		return time.Time{}
 	}
-	start := dr.rn.opts.Clock.Now()
-	err := safeSend(ctx, dr.b.Sender, m)
-	dr.m.bm.sendTime.Observe(dr.rn.opts.Clock.Now().Sub(start).Seconds())
-	return err
+	return rn.opts.Clock.Now()
 }
 
-// timedSendBatch is safeSendBatch with the binding's send-time histogram
-// (one observation per call).
-func (dr *drainer) timedSendBatch(ctx context.Context, bs ports.BatchSender, msgs []ports.OutboundMessage) ([]ports.BatchResult, error) {
-	if !dr.m.timed {
-		return safeSendBatch(ctx, bs, msgs)
+// sendTimed records the duration of a send call that began at start (a
+// sendStart value) in the binding's send-time histogram.
+func (rn *runner) sendTimed(bindingID string, start time.Time) {
+	if start.IsZero() {
+		return
 	}
-	start := dr.rn.opts.Clock.Now()
-	res, err := safeSendBatch(ctx, bs, msgs)
-	dr.m.bm.sendTime.Observe(dr.rn.opts.Clock.Now().Sub(start).Seconds())
-	return res, err
+	rn.m.binding[bindingID].sendTime.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+}
+
+// sendEnd is sendTimed for a direct send, which also counts the message as
+// sent when the target accepted it (a drained record is counted once it is
+// settled, in recordDelivered).
+func (rn *runner) sendEnd(bindingID string, start time.Time, err error) {
+	if start.IsZero() {
+		return
+	}
+	rn.sendTimed(bindingID, start)
+	if err == nil {
+		rn.m.binding[bindingID].sent.Add(1)
+	}
 }
