@@ -90,9 +90,9 @@ func TestDefaults(t *testing.T) {
 	s := DefaultSessionConfig()
 	r := ReceiverConfig{Queue: "orders"}.WithDefaults()
 	snd := SenderConfig{}.WithDefaults()
-	got := []any{s.URL, s.Heartbeat, s.Reconnect.Initial, s.Reconnect.Max, *s.Reconnect.Jitter,
+	got := []any{s.URL, s.Heartbeat, s.Reconnect.Initial, s.Reconnect.Max, *s.Reconnect.Jitter, s.Reconnect.ProbeInterval,
 		r.Retry.Mode, r.Retry.Exchange, r.Retry.QueuePrefix, r.Linger, *snd.Mandatory, snd.DeliveryMode, snd.MaxOutstanding}
-	want := []any{"amqp://guest:guest@127.0.0.1:5672/", 10 * time.Second, 500 * time.Millisecond, 30 * time.Second, 0.2,
+	want := []any{"amqp://guest:guest@127.0.0.1:5672/", 10 * time.Second, 500 * time.Millisecond, 30 * time.Second, 0.2, time.Second,
 		RetryDelayed, "orders.retry", "orders.retry.", time.Duration(0), true, Persistent, 1000}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

@@ -229,8 +229,10 @@ func (s *Session) current() *link {
 	return s.cur
 }
 
-// dial opens one connection and declares the topology on it.
-func (s *Session) dial() (*amqp.Connection, error) {
+// dial opens one connection and declares the topology on it. reached
+// is false when not even the TCP connection could be made: the broker is
+// unreachable rather than refusing this client.
+func (s *Session) dial() (conn *amqp.Connection, reached bool, err error) {
 	props := amqp.NewConnectionProperties()
 	props.SetClientConnectionName(s.cfg.ConnectionName)
 	timeout := s.cfg.DialTimeout
@@ -242,6 +244,7 @@ func (s *Session) dial() (*amqp.Connection, error) {
 			if err != nil {
 				return nil, err
 			}
+			reached = true
 			// The deadline covers the TLS and AMQP handshakes; the library
 			// clears it once the connection is open.
 			if err := c.SetDeadline(time.Now().Add(timeout)); err != nil {
@@ -258,13 +261,13 @@ func (s *Session) dial() (*amqp.Connection, error) {
 		cfg.Vhost = s.cfg.Vhost
 	}
 	cfg.TLSClientConfig = s.tls
-	conn, err := amqp.DialConfig(s.cfg.URL, cfg)
+	conn, err = amqp.DialConfig(s.cfg.URL, cfg)
 	if err != nil {
-		return nil, classify(err, "connect to "+redactURL(s.cfg.URL))
+		return nil, reached, classify(err, "connect to "+redactURL(s.cfg.URL))
 	}
 	if err := declareTopology(conn, s.cfg.Topology); err != nil {
 		_ = conn.Close()
-		return nil, err
+		return nil, true, err
 	}
-	return conn, nil
+	return conn, true, nil
 }

@@ -18,6 +18,7 @@ const (
 	DefaultReconnectMax     = 30 * time.Second
 	DefaultReconnectFactor  = 2.0
 	DefaultReconnectJitter  = 0.2
+	DefaultProbeInterval    = time.Second
 )
 
 // SessionConfig is the declarative setup of a Session, as read from the
@@ -79,6 +80,10 @@ type ReconnectConfig struct {
 	// Jitter is the randomised fraction of each delay, in [0,1]; nil
 	// means 0.2.
 	Jitter *float64 `yaml:"jitter" json:"jitter"`
+	// ProbeInterval is how often a session waiting to reconnect checks,
+	// with a plain TCP dial, whether an unreachable broker is back; once
+	// it is, the session connects at once and restarts the backoff (1s).
+	ProbeInterval time.Duration `yaml:"probe_interval" json:"probe_interval"`
 }
 
 // DefaultSessionConfig returns a SessionConfig with every default filled
@@ -100,6 +105,7 @@ func (c ReconnectConfig) WithDefaults() ReconnectConfig {
 	setDefault(&c.Initial, DefaultReconnectInitial)
 	setDefault(&c.Max, DefaultReconnectMax)
 	setDefault(&c.Factor, DefaultReconnectFactor)
+	setDefault(&c.ProbeInterval, DefaultProbeInterval)
 	if c.Jitter == nil {
 		j := DefaultReconnectJitter
 		c.Jitter = &j
@@ -148,6 +154,7 @@ func (c SessionConfig) Validate() error {
 	if j := *r.Jitter; j < 0 || j > 1 {
 		ps.add("reconnect.jitter", "must be in [0,1], got %v", j)
 	}
+	checkPositive(&ps, "reconnect.probe_interval", r.ProbeInterval)
 	ps.addPrefixed("topology.", c.Topology.Validate())
 	return ps.err()
 }

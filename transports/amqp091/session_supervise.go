@@ -28,7 +28,7 @@ func (s *Session) supervise() {
 			s.event(ports.EventReconnecting, nil)
 			s.m.reconnects.Add(1)
 		}
-		conn, err := s.dial()
+		conn, reached, err := s.dial()
 		if err == nil {
 			err = s.recheckPlan(conn)
 		}
@@ -42,8 +42,12 @@ func (s *Session) supervise() {
 			s.event(ports.EventError, err)
 			delay := s.cfg.Reconnect.Delay(failures, s.rand())
 			s.log.Warn("amqp091 connection attempt failed", "attempt", failures, "retry_in", delay, "err", err)
-			if !s.wait(delay) {
+			open, back := s.pause(delay, !reached)
+			if !open {
 				return
+			}
+			if back {
+				failures, drops = 0, 0
 			}
 			continue
 		}
@@ -68,8 +72,12 @@ func (s *Session) supervise() {
 			drops = 0
 		}
 		drops++
-		if !s.wait(s.cfg.Reconnect.Delay(drops, s.rand())) {
+		open, back := s.pause(s.cfg.Reconnect.Delay(drops, s.rand()), false)
+		if !open {
 			return
+		}
+		if back {
+			drops = 0
 		}
 	}
 }
@@ -78,18 +86,6 @@ func (s *Session) supervise() {
 // restart the reconnect backoff from reconnect.initial.
 func stablePeriod(r ReconnectConfig) time.Duration {
 	return max(r.Max, 10*time.Second)
-}
-
-// wait sleeps for d unless the session is closed first.
-func (s *Session) wait(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-s.ctx.Done():
-		return false
-	}
 }
 
 // up publishes a fresh link to waiting receivers and senders.
