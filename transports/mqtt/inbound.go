@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -67,6 +68,31 @@ func (q *queue) pushFront(m *inbound) {
 	}
 	q.mu.Unlock()
 	q.signal()
+}
+
+// pushFrontAll puts ms (oldest first) before everything queued, to be
+// handed out first: messages taken over from a closed receiver.
+func (q *queue) pushFrontAll(ms []*inbound) {
+	q.mu.Lock()
+	for _, m := range ms {
+		if m.tok == nil {
+			q.qos0++
+		}
+	}
+	q.items = append(append(make([]*inbound, 0, len(ms)+len(q.items)-q.head), ms...), q.items[q.head:]...)
+	q.head = 0
+	q.mu.Unlock()
+	q.signal()
+}
+
+// takeAll removes and returns every queued message, oldest first.
+func (q *queue) takeAll() []*inbound {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ms := slices.Clone(q.items[q.head:])
+	clear(q.items)
+	q.items, q.head, q.qos0 = q.items[:0], 0, 0
+	return ms
 }
 
 // pop removes the oldest message, or returns nil.

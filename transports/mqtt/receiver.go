@@ -34,7 +34,7 @@ type Receiver struct {
 	q       *queue
 
 	mu     sync.Mutex
-	holds  map[*time.Timer]struct{} // pending in-process redeliveries
+	holds  map[*time.Timer]*inbound // pending in-process redeliveries
 	closed atomic.Bool              // set under mu; read without it when routing
 }
 
@@ -53,12 +53,13 @@ func NewReceiver(s *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, err
 	cfg = cfg.WithDefaults()
 	o := buildOptions("mqtt-in", opts)
 	r := &Receiver{s: s, cfg: cfg, o: o, m: newReceiverMetrics(o.meter, o.name),
-		q: newQueue(cfg.QoS0Buffer), holds: map[*time.Timer]struct{}{}}
+		q: newQueue(cfg.QoS0Buffer), holds: map[*time.Timer]*inbound{}}
 	for _, sc := range cfg.Subscriptions {
 		r.subs = append(r.subs, fromConfig(sc))
 		r.filters = append(r.filters, filterOf(sc.Topic))
 	}
 	s.subs.attach(r)
+	s.adopt(r)
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -128,24 +129,44 @@ func (r *Receiver) enqueue(p *paho.Publish, tok *ackToken) {
 	if !r.q.push(m) {
 		r.m.qos0Dropped.Add(1)
 	}
+	r.orphanIfClosed()
 }
 
-// hold schedules m's in-process redelivery after delay.
+// orphanIfClosed hands what a closed receiver's queue holds to the
+// session. Called after every push: Close marks the receiver closed before
+// it empties the queue, so a message pushed concurrently is seen by one of
+// the two.
+func (r *Receiver) orphanIfClosed() {
+	if r.closed.Load() {
+		r.s.rehome(r.q.takeAll()...)
+	}
+}
+
+// hold schedules m's in-process redelivery after delay. On a closed
+// receiver the message goes to the session at once (see Close).
 func (r *Receiver) hold(m *inbound, delay time.Duration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed.Load() {
-		return fault.ErrUnavailable.WithMessage("mqtt receiver is closed; the message stays with the broker")
+		m.attempt++
+		r.s.rehome(m)
+		return nil
 	}
 	var t *time.Timer
 	t = time.AfterFunc(max(delay, 0), func() {
 		r.mu.Lock()
 		delete(r.holds, t)
-		r.mu.Unlock()
 		m.attempt++
-		r.q.pushFront(m)
+		closed := r.closed.Load()
+		if !closed {
+			r.q.pushFront(m)
+		}
+		r.mu.Unlock()
+		if closed {
+			r.s.rehome(m)
+		}
 	})
-	r.holds[t] = struct{}{}
+	r.holds[t] = m
 	r.m.retried.Add(1)
 	return nil
 }
@@ -155,20 +176,36 @@ func (r *Receiver) hold(m *inbound, delay time.Duration) error {
 func (r *Receiver) requeue(m *inbound) {
 	m.attempt++
 	r.q.pushFront(m)
+	r.orphanIfClosed()
 }
 
-// Close cancels pending in-process redeliveries; their messages stay
-// unacknowledged, so the broker sends them again when the session
-// resumes. It does not close the session. New messages go to another
-// receiver attached later with a matching subscription (a replacement
-// after a reload), or else still to this one's queue, unacknowledged.
+// Close stops the receiver after its route stopped; it does not close the
+// session. What it still has (queued messages, messages held for a retry,
+// and later any delivery its route leaves unsettled) is handed to the
+// open receiver of the session whose subscription matches, typically its
+// replacement after a reload; one attached within two seconds takes it
+// over, as it takes new messages of its topics. After that the closed
+// receiver is detached (its subscriptions are dropped unless another
+// receiver has them) and QoS 1/2 messages still without a receiver are
+// released: the session reconnects, so that a resumed session gets them
+// again from the broker, and no message of a closed receiver holds back
+// the acknowledgements of later ones for good.
 func (r *Receiver) Close(context.Context) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed.Store(true)
-	for t := range r.holds {
-		t.Stop()
+	if r.closed.Swap(true) {
+		r.mu.Unlock()
+		return nil
+	}
+	var held []*inbound
+	for t, m := range r.holds {
+		if t.Stop() {
+			m.attempt++
+			held = append(held, m)
+		}
 	}
 	clear(r.holds)
+	queued := r.q.takeAll()
+	r.mu.Unlock()
+	r.s.receiverClosed(append(held, queued...))
 	return nil
 }

@@ -48,6 +48,8 @@ type Session struct {
 
 	subs subscriptionSet
 	st   status
+	ho   handover                  // messages of closed receivers
+	conn atomic.Pointer[guardConn] // the current connection, to drop it on release
 }
 
 // serverLimits are what the broker announced in its CONNACK.
@@ -211,6 +213,7 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	s.closed = true
 	close(s.closedCh)
+	s.stopHandover()
 	cm, stop, loopDone := s.cm, s.stop, s.loopDone
 	s.mu.Unlock()
 	s.firstOutcome(fault.ErrUnavailable.WithMessage("mqtt session is closed"))

@@ -87,7 +87,9 @@ func (s *Session) dial(ctx context.Context, _ autopaho.ClientConfig, u *url.URL)
 		return nil, err
 	}
 	lim := guardLimits{maxPacket: s.cfg.MaxPacketSize, maxUserProps: s.cfg.MaxUserProperties}
-	return newGuardConn(conn, lim, s.onViolation), nil
+	g := newGuardConn(conn, lim, s.onViolation)
+	s.conn.Store(g)
+	return g, nil
 }
 
 // tlsFor returns the TLS configuration for u, naming its host when no

@@ -58,6 +58,19 @@ func (ss *subscriptionSet) attach(r *Receiver) {
 	ss.receivers.Store(&next)
 }
 
+// detachClosed removes every closed receiver: its subscriptions are no
+// longer desired and its topics go to no one.
+func (ss *subscriptionSet) detachClosed() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	cur := ss.receivers.Load()
+	if cur == nil {
+		return
+	}
+	next := slices.DeleteFunc(slices.Clone(*cur), func(r *Receiver) bool { return r.closed.Load() })
+	ss.receivers.Store(&next)
+}
+
 func (ss *subscriptionSet) setPlan(subs []subscription) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -115,10 +128,10 @@ func (ss *subscriptionSet) markRemoved(topic string) {
 
 // route returns the first attached receiver that is not closed and has a
 // subscription matching topic; failing that the first closed one that
-// matches (its queue keeps the message unacknowledged, as before Close),
-// or nil. A closed receiver stays attached, so without the preference a
-// replacement built on the same session (a route restarted by a reload)
-// would never see a message.
+// matches (which hands the message on to the session, see rehome), or
+// nil. A closed receiver stays attached until the session releases it, so
+// without the preference a replacement built on the same session (a route
+// restarted by a reload) would not see a message meanwhile.
 func (ss *subscriptionSet) route(topic string) *Receiver {
 	rs := ss.receivers.Load()
 	if rs == nil {
