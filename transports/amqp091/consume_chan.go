@@ -121,10 +121,10 @@ func (c *consumeChan) closeNow() {
 		c.linger.Stop()
 	}
 	c.mu.Unlock()
+	c.kill(errChannelGone(nil))
 	c.acker.flushHeld()
 	c.acker.stop()
 	_ = c.ch.Close()
-	c.kill(errChannelGone(nil))
 	c.r.unregister(c)
 }
 
