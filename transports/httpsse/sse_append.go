@@ -44,14 +44,24 @@ func (h *hub) publish(ctx context.Context, name string, data []byte) error {
 		h.m.unheard.Add(1)
 	}
 	ch.used = time.Now()
-	r := &appendReq{data: data, done: make(chan error, 1)}
+	r := h.reqs.Get().(*appendReq)
+	r.data, r.taken, r.lead = data, false, false
 	ch.pending = append(ch.pending, r)
 	if ch.appending {
 		if lead, err := h.await(ctx, ch, r); !lead {
 			return err
 		}
 	}
-	return h.lead(ch, r)
+	err = h.lead(ch, r)
+	h.recycle(r)
+	return err
+}
+
+// recycle returns a request whose answer was read, and to which nobody
+// will write again, to the pool.
+func (h *hub) recycle(r *appendReq) {
+	r.data = nil
+	h.reqs.Put(r)
 }
 
 // await waits, ch.mu held on entry, until r's batch was appended or r is
@@ -67,6 +77,7 @@ func (h *hub) await(ctx context.Context, ch *channel, r *appendReq) (bool, error
 			ch.mu.Lock()
 			return true, nil
 		}
+		h.recycle(r)
 		return false, err
 	case <-ctx.Done():
 	}
@@ -82,7 +93,12 @@ func (h *hub) await(ctx context.Context, ch *channel, r *appendReq) (bool, error
 				break
 			}
 		}
+		ch.mu.Unlock()
+		h.recycle(r)
+		return false, logError("send cancelled while waiting for the replay log", ctx.Err())
 	}
+	// r's batch is in flight and its leader will still answer it: r is
+	// not recycled.
 	ch.mu.Unlock()
 	return false, logError("send cancelled while waiting for the replay log", ctx.Err())
 }
@@ -91,17 +107,16 @@ func (h *hub) await(ctx context.Context, ch *channel, r *appendReq) (bool, error
 // returns r's outcome. ch.mu is held on entry and released on return.
 func (h *hub) lead(ch *channel, r *appendReq) error {
 	ch.appending = true
-	batch := ch.pending
-	ch.pending = nil
-	data := make([][]byte, len(batch))
-	for i, p := range batch {
-		p.taken, data[i] = true, p.data
+	// Only the leader touches the batch buffers, so they are reused.
+	batch, data := ch.pending, ch.data[:0]
+	ch.pending = ch.spare[:0]
+	for _, p := range batch {
+		p.taken = true
+		data = append(data, p.data)
 	}
 	ch.mu.Unlock()
 
-	actx, cancel := context.WithTimeout(h.base, appendTimeout)
-	first, err := h.log.AppendEvents(actx, ch.name, data)
-	cancel()
+	first, err := h.append(h.key(ch.name), data)
 
 	ch.mu.Lock()
 	if err != nil {
@@ -122,8 +137,23 @@ func (h *hub) lead(ch *channel, r *appendReq) error {
 	} else {
 		ch.appending = false
 	}
+	clear(batch)
+	clear(data)
+	ch.spare, ch.data = batch[:0], data[:0]
 	ch.mu.Unlock()
 	return err
+}
+
+// append runs one AppendEvents under the hub's context, bounded by
+// appendTimeout unless the log is the sender's own memory log, which
+// never blocks.
+func (h *hub) append(key string, data [][]byte) (uint64, error) {
+	if _, mem := h.log.(*memoryLog); mem {
+		return h.log.AppendEvents(h.base, key, data)
+	}
+	ctx, cancel := context.WithTimeout(h.base, appendTimeout)
+	defer cancel()
+	return h.log.AppendEvents(ctx, key, data)
 }
 
 // fanOut adds f, the event after the newest, to the tail and queues it
@@ -172,7 +202,7 @@ func (h *hub) catchUp(ch *channel, first uint64) {
 		ctx, cancel := context.WithTimeout(h.base, appendTimeout)
 		defer cancel()
 		for ch.last+1 < first {
-			evs, err := h.log.ReadEvents(ctx, ch.name, ch.last, int(min(first-1-ch.last, 256)))
+			evs, err := h.log.ReadEvents(ctx, h.key(ch.name), ch.last, int(min(first-1-ch.last, 256)))
 			if err != nil || len(evs) == 0 || evs[0].Seq != ch.last+1 {
 				break
 			}

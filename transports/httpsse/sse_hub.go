@@ -44,6 +44,8 @@ type channel struct {
 
 	appending bool         // an append of this channel is in flight
 	pending   []*appendReq // sends waiting for the next append
+	spare     []*appendReq // the leader's buffers, reused batch after batch
+	data      [][]byte
 	evicted   bool         // dropped from the hub: look the name up again
 }
 
@@ -57,6 +59,13 @@ type hub struct {
 	cancel context.CancelFunc
 	// dirty tells the trimmer which channels grew.
 	dirty *dirtySet
+	// reqs recycles appendReqs with their answer channels.
+	reqs sync.Pool
+
+	// prefix starts every channel's key in the log: the sender's name
+	// and a separator no channel name contains, so that two senders of
+	// one bridge never share a log.
+	prefix string
 
 	mu       sync.Mutex
 	channels map[string]*channel
@@ -64,11 +73,21 @@ type hub struct {
 	closed   bool
 }
 
-func newHub(cfg SSEConfig, m sseMetrics, log ports.StreamLog) *hub {
+func newHub(cfg SSEConfig, m sseMetrics, log ports.StreamLog, sender string) *hub {
 	base, cancel := context.WithCancel(context.Background())
-	return &hub{cfg: cfg, m: m, log: log, base: base, cancel: cancel,
+	h := &hub{cfg: cfg, m: m, log: log, base: base, cancel: cancel, prefix: sender + logKeySep,
 		dirty: newDirtySet(), channels: map[string]*channel{}}
+	h.reqs.New = func() any { return &appendReq{done: make(chan error, 1)} }
+	return h
 }
+
+// logKeySep separates the sender's name from the channel's in a log key.
+// Channel names hold no control characters, so the last separator of a
+// key is this one, whatever the sender's name holds.
+const logKeySep = "\x1f"
+
+// key is the log's name for the channel.
+func (h *hub) key(name string) string { return h.prefix + name }
 
 var (
 	errHubClosed  = fault.ErrUnavailable.WithMessage("sse sender is closed")
@@ -104,7 +123,7 @@ func (h *hub) channel(ctx context.Context, name string) (*channel, error) {
 			continue
 		}
 		if !ch.loaded {
-			span, err := h.log.EventSpan(ctx, name)
+			span, err := h.log.EventSpan(ctx, h.key(name))
 			if err != nil {
 				ch.mu.Unlock()
 				return nil, logError("cannot read the replay log", err)

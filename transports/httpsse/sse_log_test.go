@@ -153,7 +153,7 @@ func TestSSETrimsTheLogToItsBounds(t *testing.T) {
 	}
 	for name, want := range map[string]ports.StreamSpan{"small": {First: 8, Last: 10}, "big": {First: 3, Last: 10}} {
 		waitFor(ctx, t, name+" trimmed", func() bool {
-			span, err := log.EventSpan(ctx, name)
+			span, err := log.EventSpan(ctx, s.hub.key(name))
 			return err == nil && span == want
 		})
 	}
@@ -307,7 +307,7 @@ func TestSSEConcurrentSendsAreAppendedInBatchesInOrder(t *testing.T) {
 	if log.calls != 2 {
 		t.Errorf("%d appends for %d sends, want 2 (the first, then one batch)", log.calls, n)
 	}
-	stored, err := log.ReadEvents(ctx, "a", 0, n)
+	stored, err := log.ReadEvents(ctx, s.hub.key("a"), 0, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,6 +331,28 @@ func TestSSEReplayLogChoice(t *testing.T) {
 		s := newTestSSE(t, SSEConfig{Listen: "-", ReplayLog: tt.mode}, WithStreamLog(given))
 		if got := s.hub.log == ports.StreamLog(given); got != tt.wantGiven {
 			t.Errorf("replay_log %s: uses the given log = %v, want %v", tt.mode, got, tt.wantGiven)
+		}
+	}
+}
+
+// TestSSESendersSharingAStoreKeepTheirOwnLogs: two senders of one bridge
+// with a channel of the same name number and replay their events apart.
+func TestSSESendersSharingAStoreKeepTheirOwnLogs(t *testing.T) {
+	ctx := testContext(t)
+	log := newMemoryLog(nil)
+	cfg := SSEConfig{ReplayFrom: ReplayFromEarliest}
+	a := newTestSSE(t, cfg, WithStreamLog(log), WithName("a"))
+	b := newTestSSE(t, cfg, WithStreamLog(log), WithName("b"))
+	sendText(ctx, t, a, "orders", "from a")
+	sendText(ctx, t, b, "orders", "from b")
+	for _, tt := range []struct {
+		s    *SSESender
+		want string
+	}{{a, "1=from a"}, {b, "1=from b"}} {
+		c := openSSE(ctx, t, "http://"+tt.s.Addr()+"/events/orders", nil)
+		sendText(ctx, t, tt.s, "orders", "live")
+		if diff := cmp.Diff([]string{tt.want}, collect(ctx, t, c, "live")); diff != "" {
+			t.Errorf("sender %s (-want +got):\n%s", tt.s.o.name, diff)
 		}
 	}
 }

@@ -116,7 +116,7 @@ func (s *SSESender) replay(ctx context.Context, st *stream, name string, p repla
 	}
 	after, checkGap := p.after, p.checkGap
 	for after < p.upTo {
-		evs, err := s.hub.log.ReadEvents(ctx, name, after, replayPage)
+		evs, err := s.hub.log.ReadEvents(ctx, s.hub.key(name), after, replayPage)
 		if err != nil {
 			s.o.logger.Warn("sse replay: cannot read the replay log; closing the stream", "sender", s.o.name, "channel", name, "err", err)
 			return false

@@ -74,7 +74,7 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 		keys: newKeyring(cfg.BearerKeys), origins: map[string]bool{},
 		closing: make(chan struct{}),
 	}
-	s.hub = newHub(cfg, s.m, log)
+	s.hub = newHub(cfg, s.m, log, o.name)
 	for _, orig := range cfg.AllowOrigins {
 		if orig == "*" {
 			s.anyOrig = true

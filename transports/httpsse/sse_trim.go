@@ -140,7 +140,7 @@ func (s *SSESender) runTrimmer(ctx context.Context) {
 
 // trim trims one channel's log to its bounds and tells the hub.
 func (s *SSESender) trim(ctx context.Context, name string) {
-	tr, err := s.hub.log.TrimEvents(ctx, name, s.cfg.channel(name).bounds)
+	tr, err := s.hub.log.TrimEvents(ctx, s.hub.key(name), s.cfg.channel(name).bounds)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.o.logger.Warn("sse: cannot trim the replay log; trying again later", "sender", s.o.name, "channel", name, "err", err)
