@@ -46,7 +46,7 @@ type channel struct {
 	pending   []*appendReq // sends waiting for the next append
 	spare     []*appendReq // the leader's buffers, reused batch after batch
 	data      [][]byte
-	evicted   bool         // dropped from the hub: look the name up again
+	evicted   bool // dropped from the hub: look the name up again
 }
 
 // hub holds the channels of one SSE sender.
