@@ -76,11 +76,11 @@ func heldError(path, lp string, holder int) error {
 			path, holder, why))
 	case holder > 0:
 		return fault.ErrUnavailable.WithMessage(fmt.Sprintf(
-			"sqlite store %s: another gobridge process (PID %d, from %s) holds the file; %s, so only one process may open it",
+			"sqlite store %s: another gobridge process (PID %d) holds the file (lock %s); %s, so only one process may open it at a time",
 			path, holder, lp, why))
 	default:
 		return fault.ErrUnavailable.WithMessage(fmt.Sprintf(
-			"sqlite store %s: another gobridge process holds the file (lock %s); %s, so only one process may open it",
+			"sqlite store %s: another gobridge process holds the file (lock %s); %s, so only one process may open it at a time",
 			path, lp, why))
 	}
 }
