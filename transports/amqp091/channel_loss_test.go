@@ -281,3 +281,73 @@ func TestSettlementReturnsWhenTheConnectionIsCut(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAndCloseReturnWhileTheBrokerIsSilent: the network to the broker
+// goes silent (a partition: the connection stays open, nothing arrives)
+// while a delivery is in flight. Stopping Run, settling the delivery and
+// closing the receiver must each return promptly rather than wait for the
+// broker's answer until the heartbeat gives up on the connection.
+func TestRunAndCloseReturnWhileTheBrokerIsSilent(t *testing.T) {
+	requireBroker(t, brokerURL())
+	a := newAdmin(t, brokerURL())
+	q := uniqueName(t, "silent")
+	a.deleteOnCleanup([]string{q}, nil)
+	proxy := newProxy(t)
+	sess := newTestSession(t, proxy.url(), Topology{Queues: []QueueSpec{{Name: q}}})
+	cfg := ReceiverConfig{Queue: q, Retry: RetryConfig{Delays: []time.Duration{time.Second}}}
+	waits, ex := retryObjects(cfg)
+	a.deleteOnCleanup(waits, []string{ex})
+	recv, err := NewReceiver(sess, cfg, WithName("silent-in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	got := make(chan ports.Delivery, 1)
+	rctx, stop := context.WithCancel(ctx)
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		_ = recv.Run(rctx, func(_ context.Context, d ports.Delivery) error { got <- d; return nil })
+	}()
+	if err := a.publish(ctx, "", q, messaging.NewEnvelope("silent", []byte("in flight"))); err != nil {
+		t.Fatal(err)
+	}
+	var d ports.Delivery
+	select {
+	case d = <-got:
+	case <-ctx.Done():
+		t.Fatal("no delivery")
+	}
+	if err := d.Retry(ctx, time.Second, nil); err != nil { // opens the retry publisher, which Close must close
+		t.Fatal(err)
+	}
+	select {
+	case d = <-got:
+	case <-ctx.Done():
+		t.Fatal("no redelivery")
+	}
+	proxy.silence()
+	prompt := func(what string, f func()) {
+		t.Helper()
+		done := make(chan struct{})
+		start := time.Now()
+		go func() { defer close(done); f() }()
+		limit := time.NewTimer(2 * time.Second)
+		defer limit.Stop()
+		select {
+		case <-done:
+			t.Logf("%s returned after %v", what, time.Since(start).Round(time.Millisecond))
+		case <-limit.C:
+			t.Errorf("%s still blocked after 2s of silence", what)
+			<-done
+		}
+	}
+	prompt("Run, stopped", func() { stop(); <-runDone })
+	prompt("Ack", func() { _ = d.Ack(context.Background()) })
+	prompt("Close", func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
+		defer ccancel()
+		_ = recv.Close(cctx)
+	})
+}

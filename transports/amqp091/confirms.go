@@ -154,8 +154,21 @@ func (c *confirmChannel) closeError() error {
 	return c.closeErr
 }
 
-// close closes the channel; publishes still waiting fail.
-func (c *confirmChannel) close(context.Context) { _ = c.ch.Close() }
+// close closes the channel; publishes still waiting fail. It waits for
+// the broker's answer within ctx; a broker that does not answer (a network
+// partition) is left to the heartbeat, which ends the connection and with
+// it the goroutine doing the close.
+func (c *confirmChannel) close(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.ch.Close()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
 
 // publisher keeps one live confirm channel on a session, opening a new one
 // after the previous one or its connection died.

@@ -92,8 +92,14 @@ func (c *consumeChan) end() {
 
 // detach cancels the consumer and closes the channel now, or once the
 // deliveries in flight are let go of (at most the linger later).
+//
+// The cancel does not wait for the broker's answer: a broker that went
+// silent (a network partition) would keep Run from returning until the
+// heartbeat gave up on the connection. Deliveries the broker sends before
+// it sees the cancel are not handed to the route; they stay unacknowledged
+// and are requeued when the channel closes.
 func (c *consumeChan) detach() {
-	_ = c.ch.Cancel(c.tag, false)
+	_ = c.ch.Cancel(c.tag, true)
 	c.mu.Lock()
 	if !c.detached {
 		c.detached = true
@@ -109,7 +115,10 @@ func (c *consumeChan) detach() {
 	}
 }
 
-// closeNow sends the held acks and closes the channel, once.
+// closeNow sends the held acks and closes the channel, once. Closing
+// waits for the broker's answer, so it runs on a goroutine the receiver
+// waits for in Close: whoever calls closeNow (a route worker that settled
+// the last delivery, the linger timer) never waits on the network.
 func (c *consumeChan) closeNow() {
 	c.mu.Lock()
 	if c.closed {
@@ -124,7 +133,7 @@ func (c *consumeChan) closeNow() {
 	c.kill(errChannelGone(nil))
 	c.acker.flushHeld()
 	c.acker.stop()
-	_ = c.ch.Close()
+	c.r.closing.Go(func() { _ = c.ch.Close() })
 	c.r.unregister(c)
 }
 

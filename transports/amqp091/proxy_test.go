@@ -1,7 +1,6 @@
 package amqp091
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -10,18 +9,20 @@ import (
 
 // tcpProxy forwards TCP connections from a local port to the broker. cut
 // severs every forwarded connection and refuses new ones (the port is
-// closed), as a broker outage or a network failure would; restore listens
-// on the same port again. It lets the tests take the broker away from the
-// code under test without touching the shared broker.
+// closed), as a broker outage would; restore listens on the same port
+// again. silence drops everything both ways while keeping the connections
+// open, as a network partition would. It lets the tests take the broker
+// away from the code under test without touching the shared broker.
 type tcpProxy struct {
 	t      testing.TB
 	target string
 	addr   string
 	wg     sync.WaitGroup // accept loops and copiers
 
-	mu    sync.Mutex
-	ln    net.Listener // nil while cut
-	conns map[net.Conn]struct{}
+	mu     sync.Mutex
+	ln     net.Listener // nil while cut
+	conns  map[net.Conn]struct{}
+	silent bool
 }
 
 // newProxy starts a proxy to the broker of brokerURL; it is stopped when
@@ -93,7 +94,18 @@ func (p *tcpProxy) forward(c net.Conn) {
 	p.mu.Unlock()
 	pipe := func(dst, src net.Conn) {
 		defer p.wg.Done()
-		_, _ = io.Copy(dst, src)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 && !p.isSilent() {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = dst.Close()
 		_ = src.Close()
 		p.mu.Lock()
@@ -104,6 +116,20 @@ func (p *tcpProxy) forward(c net.Conn) {
 	p.wg.Add(2)
 	go pipe(b, c)
 	go pipe(c, b)
+}
+
+// silence drops every byte both ways from now on; the connections stay
+// open.
+func (p *tcpProxy) silence() {
+	p.mu.Lock()
+	p.silent = true
+	p.mu.Unlock()
+}
+
+func (p *tcpProxy) isSilent() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.silent
 }
 
 // cut closes the listening port and every forwarded connection.

@@ -39,6 +39,8 @@ type Receiver struct {
 	mu     sync.Mutex
 	chans  map[*consumeChan]struct{} // open consume channels, current and lingering
 	closed bool
+	// closing tracks the channel closes in progress (see closeNow).
+	closing sync.WaitGroup
 }
 
 var (
@@ -170,9 +172,11 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 }
 
 // Close closes every consume channel, lingering ones included (the broker
-// requeues their unacknowledged messages), and the retry publisher. A Run
-// still going ends its consumption and starts again; cancel its context
-// first.
+// requeues their unacknowledged messages), and the retry publisher. It
+// waits for the broker to confirm the closes within ctx; a broker that
+// does not answer (a network partition) is left to the heartbeat, which
+// ends the connection. A Run still going ends its consumption and starts
+// again; cancel its context first.
 func (r *Receiver) Close(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
@@ -185,7 +189,17 @@ func (r *Receiver) Close(ctx context.Context) error {
 		c.closeNow()
 	}
 	r.retryPub.close(ctx)
-	return nil
+	closed := make(chan struct{})
+	go func() { // ends when the last close does, bounded by the heartbeat
+		r.closing.Wait()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		return nil
+	case <-ctx.Done():
+		return classify(ctx.Err(), "amqp091 receiver close")
+	}
 }
 
 func (r *Receiver) register(c *consumeChan) {
