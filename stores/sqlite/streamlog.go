@@ -27,28 +27,39 @@ func (s *Store) AppendEvents(ctx context.Context, channel string, events [][]byt
 	var first uint64
 	err := s.w.do(ctx, false, func(tx *writeTx) error {
 		bg := context.Background()
-		last, _, err := streamHead(bg, tx.conn, channel)
-		if err != nil {
+		if len(events) == 0 {
+			last, _, err := streamHead(bg, tx.conn, channel)
+			first = last + 1
 			return err
 		}
-		first = last + 1
-		if len(events) == 0 {
-			return nil
+		// One statement numbers the events, one stores them.
+		var last int64
+		if err := tx.conn.QueryRowContext(bg, `INSERT INTO stream_channel (channel, last_seq, bytes) VALUES (?1, ?2, ?3)
+			ON CONFLICT (channel) DO UPDATE SET last_seq = last_seq + ?2, bytes = bytes + ?3
+			RETURNING last_seq`, channel, len(events), size).Scan(&last); err != nil {
+			return err
 		}
-		for i, e := range events {
-			if e == nil {
-				e = []byte{} // data is NOT NULL
+		first = uint64(last) - uint64(len(events)) + 1
+		for start := 0; start < len(events); start += appendRows {
+			chunk := events[start:min(start+appendRows, len(events))]
+			q := make([]byte, 0, 64+len(chunk)*14)
+			q = append(q, "INSERT INTO stream_event (channel, seq, appended_at, data) VALUES "...)
+			args := make([]any, 0, 4*len(chunk))
+			for i, e := range chunk {
+				if i > 0 {
+					q = append(q, ',')
+				}
+				q = append(q, "(?,?,?,?)"...)
+				if e == nil {
+					e = []byte{} // data is NOT NULL
+				}
+				args = append(args, channel, int64(first)+int64(start+i), at, e)
 			}
-			if _, err := tx.conn.ExecContext(bg,
-				"INSERT INTO stream_event (channel, seq, appended_at, data) VALUES (?, ?, ?, ?)",
-				channel, int64(first)+int64(i), at, e); err != nil {
+			if _, err := tx.conn.ExecContext(bg, string(q), args...); err != nil {
 				return err
 			}
 		}
-		_, err = tx.conn.ExecContext(bg, `INSERT INTO stream_channel (channel, last_seq, bytes) VALUES (?, ?, ?)
-			ON CONFLICT (channel) DO UPDATE SET last_seq = excluded.last_seq, bytes = bytes + excluded.bytes`,
-			channel, int64(first)+int64(len(events))-1, size)
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, opError("stream append", err)
@@ -137,6 +148,10 @@ func (s *Store) TrimEvents(ctx context.Context, channel string, b ports.StreamBo
 	}
 	return tr, nil
 }
+
+// appendRows is the most events one INSERT statement stores (4 bound
+// values each, well below SQLite's limit on bound values).
+const appendRows = 200
 
 // removal counts the events a trim removes.
 type removal struct {
