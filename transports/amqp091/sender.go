@@ -127,6 +127,12 @@ func (s *Sender) write(ctx context.Context, msg ports.OutboundMessage) (*pending
 	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now(), h)
 	for attempt := 1; ; attempt++ {
 		c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
+		if err == nil {
+			// The wait for a reconnect may end together with ctx: a
+			// message whose delivery was abandoned meanwhile (its source
+			// channel died) must not be published.
+			err = ctxErr(ctx, "send")
+		}
 		if err != nil {
 			<-s.slots
 			return nil, err
