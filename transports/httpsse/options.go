@@ -3,6 +3,7 @@ package httpsse
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
@@ -19,6 +20,9 @@ type options struct {
 	meter  telemetry.Meter
 	client *http.Client
 	log    ports.StreamLog
+	// sweep is how often the SSE trimmer sweeps every channel; tests
+	// shorten it (withTrimSweep), zero means trimSweep.
+	sweep time.Duration
 }
 
 func buildOptions(defaultName string, opts []Option) options {
@@ -64,3 +68,6 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client 
 // memory. Without it the logs are kept in memory, and replay_log: store
 // fails NewSSESender.
 func WithStreamLog(l ports.StreamLog) Option { return func(o *options) { o.log = l } }
+
+// withTrimSweep sets how often the SSE trimmer sweeps every channel.
+func withTrimSweep(d time.Duration) Option { return func(o *options) { o.sweep = d } }

@@ -110,7 +110,11 @@ func (d *dirtySet) take(settings func(string) channelSettings, known func(string
 // runTrimmer trims channels' logs until ctx ends. The sender owns it:
 // Close cancels ctx and waits for it.
 func (s *SSESender) runTrimmer(ctx context.Context) {
-	sweep := time.NewTicker(trimSweep)
+	every := s.o.sweep
+	if every <= 0 {
+		every = trimSweep
+	}
+	sweep := time.NewTicker(every)
 	defer sweep.Stop()
 	pause := time.NewTimer(0)
 	<-pause.C
