@@ -73,6 +73,10 @@ func TestReceiverAndSenderConfigValidate(t *testing.T) {
 			Retry: RetryConfig{Delays: []time.Duration{time.Microsecond}}}.Validate(),
 			[]string{"prefetch", "linger", "retry.delays[0]"}},
 		{"receiver mode", ReceiverConfig{Queue: "q", Retry: RetryConfig{Mode: "later"}}.Validate(), []string{"retry.mode"}},
+		{"receiver delivery limit", ReceiverConfig{Queue: "q", DeliveryLimit: -1}.Validate(), []string{"delivery_limit"}},
+		{"receiver linger unset", ReceiverConfig{Queue: "q", Linger: 0}.Validate(), nil},
+		{"session probe interval", SessionConfig{Reconnect: ReconnectConfig{ProbeInterval: -time.Second}}.Validate(),
+			[]string{"reconnect.probe_interval"}},
 		{"sender ok", SenderConfig{Exchange: "e"}.Validate(), nil},
 		{"sender problems", SenderConfig{DeliveryMode: "durable", MaxOutstanding: -1}.Validate(),
 			[]string{"delivery_mode", "max_outstanding"}},
@@ -136,5 +140,31 @@ func TestRetryBuckets(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"250ms", "90s", "2h", "1500ms"}, labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+}
+
+func TestQueueDeliveryLimit(t *testing.T) {
+	topo := func(q QueueSpec) Topology { return Topology{Queues: []QueueSpec{{Name: "other", DeliveryLimit: 9}, q}} }
+	cases := []struct {
+		name string
+		topo Topology
+		cfg  ReceiverConfig
+		want int
+	}{
+		{"none known", Topology{}, ReceiverConfig{Queue: "q"}, 0},
+		{"shorthand", topo(QueueSpec{Name: "q", DeliveryLimit: 5}), ReceiverConfig{Queue: "q"}, 5},
+		{"argument (YAML integer)", topo(QueueSpec{Name: "q", Arguments: map[string]any{"x-delivery-limit": 4}}), ReceiverConfig{Queue: "q"}, 4},
+		{"argument (JSON number)", topo(QueueSpec{Name: "q", Arguments: map[string]any{"x-delivery-limit": 4.0}}), ReceiverConfig{Queue: "q"}, 4},
+		{"argument wins over the shorthand", topo(QueueSpec{Name: "q", DeliveryLimit: 5,
+			Arguments: map[string]any{"x-delivery-limit": int64(3)}}), ReceiverConfig{Queue: "q"}, 3},
+		{"receiver setting for a queue declared elsewhere", Topology{}, ReceiverConfig{Queue: "q", DeliveryLimit: 7}, 7},
+		{"topology wins over the receiver setting", topo(QueueSpec{Name: "q", DeliveryLimit: 5}), ReceiverConfig{Queue: "q", DeliveryLimit: 7}, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := queueDeliveryLimit(c.topo, c.cfg); got != c.want {
+				t.Errorf("queueDeliveryLimit = %d, want %d", got, c.want)
+			}
+		})
 	}
 }

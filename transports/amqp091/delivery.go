@@ -124,9 +124,14 @@ func (d *delivery) retryDelayed(ctx context.Context, after time.Duration) error 
 	if err := d.take(); err != nil {
 		return err
 	}
-	pctx, cancel := d.cc.bind(ctx)
-	err := r.republish(pctx, d, after)
-	cancel()
+	// A context that already ended publishes no copy: the nack below
+	// hands the message back instead.
+	err := ctxErr(ctx, "retry")
+	if err == nil {
+		pctx, cancel := d.cc.bind(ctx)
+		err = r.republish(pctx, d, after)
+		cancel()
+	}
 	switch {
 	case err == nil:
 		defer d.finish()

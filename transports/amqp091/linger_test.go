@@ -33,8 +33,9 @@ func TestLingerResolution(t *testing.T) {
 	}
 }
 
-// lingerFixture is a receiver on a fresh queue holding one message.
-func lingerFixture(t *testing.T, cfg ReceiverConfig, opts ...Option) (*Receiver, string) {
+// receiverWithOneMessage is a receiver on a fresh queue holding one
+// message.
+func receiverWithOneMessage(t *testing.T, cfg ReceiverConfig, opts ...Option) (*Receiver, string) {
 	t.Helper()
 	url := brokerURL()
 	requireBroker(t, url)
@@ -60,7 +61,7 @@ func lingerFixture(t *testing.T, cfg ReceiverConfig, opts ...Option) (*Receiver,
 // channel must close, and the message be back in the queue, about 300ms
 // later, not after the 30s default.
 func TestLingerFollowsStopTimeout(t *testing.T) {
-	recv, q := lingerFixture(t, ReceiverConfig{}, WithName("linger-in"))
+	recv, q := receiverWithOneMessage(t, ReceiverConfig{}, WithName("linger-in"))
 	recv.SetStopTimeout(300 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -95,7 +96,7 @@ func TestLingerFollowsStopTimeout(t *testing.T) {
 // delivery the channel closes and the broker has the message back, long
 // before the linger ends.
 func TestStoppedRouteReleasesItsMessagesWhenTheRuntimeGivesUp(t *testing.T) {
-	recv, q := lingerFixture(t, ReceiverConfig{Linger: 20 * time.Second}, WithName("release-in"))
+	recv, q := receiverWithOneMessage(t, ReceiverConfig{Linger: 20 * time.Second}, WithName("release-in"))
 	target := newGateSender()
 	rt, err := runtime.New([]runtime.Route{{ID: "release", ReceiverID: "release-in", Receiver: recv,
 		Bindings: []runtime.Binding{{ID: "out", Sender: target, Address: "x"}}}},
