@@ -27,17 +27,30 @@ type ackToken struct {
 // Each connection is a generation. A token from an earlier connection is
 // never acknowledged on a later one; the broker redelivers its message
 // when the session resumes.
+//
+// The state also enforces Receive Maximum on the broker: a QoS 1/2 message
+// that arrives while limit messages are unacknowledged waits in track,
+// which stops paho reading the connection until the route settles one, so
+// a broker that sends more than it may (Mosquitto 2.0.11 does, once a
+// backlog flows) fills the TCP window instead of the process's memory.
 type ackState struct {
 	*state.State
 
 	mu             sync.Mutex
+	room           sync.Cond // signalled when acknowledgements leave or a connection ends
+	limit          int       // Receive Maximum; 0 for none
+	waiting        int       // messages waiting in track for room
 	gen            uint64
 	order          []*ackToken // unacknowledged tokens in arrival order, from head
 	head           int
 	sessionPresent bool
 }
 
-func newAckState() *ackState { return &ackState{State: state.NewInMemory()} }
+func newAckState(limit int) *ackState {
+	a := &ackState{State: state.NewInMemory(), limit: limit}
+	a.room.L = &a.mu
+	return a
+}
 
 // ConAckReceived starts a new generation, then lets paho resend what the
 // session holds.
@@ -66,16 +79,29 @@ func (a *ackState) nextGen() {
 	a.gen++
 	clear(a.order)
 	a.order, a.head = a.order[:0], 0
+	a.room.Broadcast()
 }
 
 // track registers a QoS 1/2 message in arrival order. It must be called
-// from paho's publish callback, which sees messages in that order.
-func (a *ackState) track(qos byte, id uint16) *ackToken {
+// from paho's publish callback, which sees messages in that order. When
+// the broker already has limit messages unacknowledged, it waits until an
+// acknowledgement leaves or the connection ends, and reports that it
+// waited.
+func (a *ackState) track(qos byte, id uint16) (*ackToken, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	t := &ackToken{qos: qos, id: id, gen: a.gen}
-	a.order = append(a.order, t)
-	return t
+	gen, waited := a.gen, false
+	for a.limit > 0 && len(a.order)-a.head >= a.limit && a.gen == gen {
+		waited = true
+		a.waiting++
+		a.room.Wait()
+		a.waiting--
+	}
+	t := &ackToken{qos: qos, id: id, gen: gen}
+	if a.gen == gen {
+		a.order = append(a.order, t)
+	}
+	return t, waited
 }
 
 // settle marks t done and sends every acknowledgement that is now due. A
@@ -90,6 +116,9 @@ func (a *ackState) settle(t *ackToken) {
 		return
 	}
 	t.done = true
+	if a.head < len(a.order) && a.order[a.head].done {
+		defer a.room.Broadcast()
+	}
 	for a.head < len(a.order) && a.order[a.head].done {
 		d := a.order[a.head]
 		a.order[a.head] = nil

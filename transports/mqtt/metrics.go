@@ -10,6 +10,9 @@ type sessionMetrics struct {
 	connected   telemetry.Gauge
 	unrouted    telemetry.Counter
 	overProps   telemetry.Counter
+	// overReceiveMax counts messages that arrived while receive_maximum
+	// were unacknowledged (the broker broke its limit).
+	overReceiveMax telemetry.Counter
 }
 
 func newSessionMetrics(m telemetry.Meter, name string) sessionMetrics {
@@ -27,6 +30,8 @@ func newSessionMetrics(m telemetry.Meter, name string) sessionMetrics {
 			Help: "Messages acknowledged and dropped because no receiver's subscription matched their topic.", Labels: l}, name),
 		overProps: m.Counter(telemetry.Desc{Name: "gobridge_mqtt_too_many_user_properties_total",
 			Help: "Messages acknowledged and dropped for carrying more than max_user_properties.", Labels: l}, name),
+		overReceiveMax: m.Counter(telemetry.Desc{Name: "gobridge_mqtt_receive_maximum_exceeded_total",
+			Help: "Messages the broker sent beyond receive_maximum unacknowledged ones; reading waited for an acknowledgement.", Labels: l}, name),
 	}
 }
 

@@ -50,6 +50,8 @@ type Session struct {
 	st   status
 	ho   handover                  // messages of closed receivers
 	conn atomic.Pointer[guardConn] // the current connection, to drop it on release
+
+	overWarned atomic.Uint64 // the connection whose Receive Maximum breach was logged
 }
 
 // serverLimits are what the broker announced in its CONNACK.
@@ -69,7 +71,7 @@ func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
 	s := &Session{
 		cfg: cfg, o: o, m: newSessionMetrics(o.meter, o.name),
 		clientID:   cfg.ClientID,
-		acks:       newAckState(),
+		acks:       newAckState(cfg.ReceiveMaximum),
 		backoff:    newReconnectBackoff(cfg.Reconnect, o.rand),
 		first:      make(chan struct{}),
 		terminated: make(chan struct{}),
