@@ -42,10 +42,10 @@ func (d *delivery) retryRequeue(ctx context.Context, after time.Duration) error 
 
 // atDeliveryLimit reports whether one more return of this delivery to the
 // queue could make the broker drop it: the queue has a delivery limit L
-// and the message was already returned L-1 times. RabbitMQ counts every
-// return (a nack with requeue, and a channel that closed with the message
-// unacknowledged), and drops or dead-letters the message once the count
-// exceeds L. Stopping one return short leaves room for a delivery that the
+// and the message was already returned L-1 times. RabbitMQ (3.10, as
+// tested) counts every return (a nack with requeue, and a channel that
+// closed with the message unacknowledged), and drops or dead-letters the
+// message once the count exceeds L. Stopping one return short leaves room for a delivery that the
 // bridge abandons (shutdown, lost connection) to come back once more.
 func (d *delivery) atDeliveryLimit() bool {
 	limit := d.cc.r.deliveryLimit
