@@ -19,10 +19,11 @@ const FactoryType = "sqlite"
 type FactoryConfig struct {
 	// Path is the database file. A relative path is resolved against the
 	// distro's data directory, which is created when missing. Required.
+	// One process at a time may open it (see Open).
 	Path string `yaml:"path" json:"path"`
 	// Synchronous is FULL (default), NORMAL or OFF.
 	Synchronous string `yaml:"synchronous" json:"synchronous"`
-	// BusyTimeout bounds waits for another process's lock (5s).
+	// BusyTimeout bounds waits for another connection's SQLite lock (5s).
 	BusyTimeout time.Duration `yaml:"busy_timeout" json:"busy_timeout"`
 	// StaleClaimAge is how long a claim may stay uncompleted (30s).
 	StaleClaimAge time.Duration `yaml:"stale_claim_age" json:"stale_claim_age"`

@@ -90,9 +90,10 @@ func WithSynchronous(level string) Option {
 	return func(cfg *config) { cfg.synchronous = strings.ToUpper(strings.TrimSpace(level)) }
 }
 
-// WithBusyTimeout sets how long a connection waits for a lock another
-// process holds before the operation fails with UNAVAILABLE. The default is
-// DefaultBusyTimeout.
+// WithBusyTimeout sets how long a connection waits for a SQLite lock that
+// another connection to the file holds (an operator's sqlite3 shell, a
+// backup; no other Store can have the file open) before the operation
+// fails with UNAVAILABLE. The default is DefaultBusyTimeout.
 func WithBusyTimeout(d time.Duration) Option {
 	return func(cfg *config) { cfg.busyTimeout = d }
 }
