@@ -164,3 +164,63 @@ func TestRequeueDeadLettersBeforeTheDeliveryLimit(t *testing.T) {
 		return err == nil && n == 0
 	})
 }
+
+// TestDelayedRetryFallbackDeadLettersBeforeTheDeliveryLimit: in delayed
+// mode a retry whose copy cannot be published (here: the retry exchange
+// was deleted) nacks the delivery, which a quorum queue counts. Before the
+// count reaches x-delivery-limit 3, the bridge must take the message into
+// its own DLQ instead of nacking it into the broker's limit.
+func TestDelayedRetryFallbackDeadLettersBeforeTheDeliveryLimit(t *testing.T) {
+	url := brokerURL()
+	requireBroker(t, url)
+	a := newAdmin(t, url)
+	q := uniqueName(t, "dlimit")
+	cfg := ReceiverConfig{Queue: q, Retry: RetryConfig{Delays: []time.Duration{50 * time.Millisecond}}}
+	waits, ex := retryObjects(cfg)
+	a.deleteOnCleanup(append([]string{q}, waits...), []string{ex})
+	sess := newTestSession(t, url, Topology{Queues: []QueueSpec{{Name: q, Type: "quorum", DeliveryLimit: 3}}})
+	recv, err := NewReceiver(sess, cfg, WithName("dlimit-in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = recv.Close(context.Background()) })
+	cr := &countingReceiver{Receiver: recv}
+	dlq := memory.New()
+	noJitter := 0.0
+	runRoute(t, cr, &failingSender{}, runtime.Policy{
+		Backoff:           runtime.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond, Multiplier: 2, Jitter: &noJitter},
+		MaxReplayAttempts: 10, ReplayBudget: time.Millisecond,
+	}, runtime.Options{DLQ: dlq})
+
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	waitFor(ctx, t, "the receiver to declare its retry exchange", func() bool {
+		ch, err := a.conn.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = ch.Close() }()
+		return ch.ExchangeDeclarePassive(ex, "direct", true, false, false, false, nil) == nil
+	})
+	if err := a.channel().ExchangeDelete(ex, false, false); err != nil {
+		t.Fatal(err)
+	}
+	env := messaging.NewEnvelope("orders.created", []byte("no wait queue"))
+	if err := a.publish(ctx, "", q, env); err != nil {
+		t.Fatal(err)
+	}
+	e := firstDLQEntry(ctx, t, dlq, func() string {
+		cr.mu.Lock()
+		defer cr.mu.Unlock()
+		return fmt.Sprintf("redelivery counts %v", cr.counts)
+	})
+	if e.Envelope.ID != env.ID || e.Category != ports.DLQRetryUnsupported {
+		t.Errorf("DLQ entry %s (%s), want %s (%s)", e.Envelope.ID, e.Category, env.ID, ports.DLQRetryUnsupported)
+	}
+	cr.mu.Lock()
+	counts := append([]int(nil), cr.counts...)
+	cr.mu.Unlock()
+	if diff := cmp.Diff([]int{0, 1, 2}, counts); diff != "" {
+		t.Errorf("redelivery counts (-want +got):\n%s", diff)
+	}
+}
