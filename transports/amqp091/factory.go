@@ -40,7 +40,8 @@ func SessionFactory() registry.SessionFactory {
 
 // ReceiverFactory builds queue consumers (`type: amqp091` under
 // receivers) on the session the entry's session_id names; the prefetch
-// follows the route's max_in_flight.
+// follows the route's max_in_flight, and the linger the stop timeout the
+// bridge passes through Receiver.SetStopTimeout.
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "consumes a RabbitMQ queue with manual acknowledgements",
 		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
