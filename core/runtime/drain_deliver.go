@@ -18,8 +18,8 @@ func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
 	results := make([]error, len(recs))
 	live := make([]int, 0, len(recs))
 	for i, r := range recs {
-		if r.Envelope != nil && r.Envelope.IsExpired(now) {
-			results[i] = fault.ErrMessageExpired
+		if err := dr.unsent(r, now); err != nil {
+			results[i] = err
 			continue
 		}
 		live = append(live, i)
@@ -46,6 +46,25 @@ func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
 // completeTimeout bounds the write that completes a delivered batch, which
 // runs even after the shutdown deadline cancelled the batch's sends.
 const completeTimeout = 5 * time.Second
+
+// unsent returns why r must not be sent, or nil. An expired record is
+// not sent. Nor is a record whose earlier claims alone spend the poison
+// gate: those claims ended with neither a result nor a replay, which is
+// what a send that kills the process looks like, and sending it again
+// would only kill the process again. The error is transient, so the
+// outcome table dead-letters it as poison.
+func (dr *drainer) unsent(r ports.OutboxRecord, now time.Time) error {
+	if r.Envelope != nil && r.Envelope.IsExpired(now) {
+		return fault.ErrMessageExpired
+	}
+	p := dr.rn.policy
+	earlier := r.ClaimCount - 1
+	if earlier >= p.MaxReplayAttempts && earlier > r.ReplayCount && !r.FirstAttemptAt.IsZero() && now.Sub(r.FirstAttemptAt) >= p.ReplayBudget {
+		return fault.NewWithClass(fault.ClassTransient, fault.CodeInternal, fmt.Sprintf(
+			"claimed %d times and only %d ended with a result: an earlier send may have ended the process; not sent again", earlier, r.ReplayCount))
+	}
+	return nil
+}
 
 // sendBatch sends the live records in one SendBatch call.
 func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
