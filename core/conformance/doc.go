@@ -1,7 +1,7 @@
 // Package conformance holds reusable test suites that check a plugin
 // against the contracts of core/ports: RunSender, RunBatchSender and
-// RunReceiver for transports, and RunOutboxStore, RunDLQStore and
-// RunLeaseStore for stores. A plugin's own tests call a suite with a
+// RunReceiver for transports, and RunOutboxStore, RunDLQStore,
+// RunLeaseStore and RunStreamLog for stores. A plugin's own tests call a suite with a
 // constructor that builds a fresh harness for every subtest, so that no
 // state leaks from one subtest into the next:
 //
