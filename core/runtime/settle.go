@@ -67,7 +67,7 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 				continue
 			default:
 				rn.m.settleErr.Add(1)
-				rn.log.Warn("retry failed; leaving the delivery to the source", "message_id", env.ID, "err", rerr)
+				w.settleFailed(d, env, "retry failed; leaving the delivery to the source", rerr)
 			}
 			return
 		case settleDeadLetter:
@@ -125,8 +125,7 @@ func (w *worker) drop(d ports.Delivery, env *messaging.Envelope, v verdict) {
 func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 	rn := w.rn
 	if err := d.Ack(rn.settleCtx); err != nil {
-		rn.m.settleErr.Add(1)
-		rn.log.Warn("ack failed; the source may redeliver", "message_id", env.ID, "err", err)
+		w.settleFailed(d, env, "ack failed; the source may redeliver", err)
 	} else {
 		rn.m.acked.Add(1)
 		w.outcome.Outcome, w.outcome.Terminal = ports.SettledAcked, true
@@ -134,6 +133,20 @@ func (w *worker) ack(d ports.Delivery, env *messaging.Envelope) {
 	if rn.attempts.active() {
 		rn.attempts.forget(w.key())
 	}
+}
+
+// settleFailed counts an Ack or Retry the source refused and logs it. When
+// the source itself has gone (its channel or connection closed, which its
+// AbandonContext reports), the source already knows and redelivers: that
+// was logged once by the source, so each delivery says so only at debug
+// level instead of one warning per message in flight.
+func (w *worker) settleFailed(d ports.Delivery, env *messaging.Envelope, msg string, err error) {
+	w.rn.m.settleErr.Add(1)
+	if ac, ok := d.(ports.AbandonContexter); ok && ac.AbandonContext().Err() != nil {
+		w.rn.log.Debug(msg, "message_id", env.ID, "err", err)
+		return
+	}
+	w.rn.log.Warn(msg, "message_id", env.ID, "err", err)
 }
 
 // attemptNumber is the 1-based number of the attempt that just failed: the
