@@ -43,7 +43,7 @@ func (d goneDelivery) Ack(context.Context) error {
 }
 func (d goneDelivery) Retry(context.Context, time.Duration, error) error { return nil }
 func (d goneDelivery) Extend(context.Context, time.Time) error           { return nil }
-func (d goneDelivery) AbandonContext() context.Context                  { return d.src.chanCtx }
+func (d goneDelivery) AbandonContext() context.Context                   { return d.src.chanCtx }
 
 // chanKiller is a target that accepts each message just as the source's
 // channel dies.
