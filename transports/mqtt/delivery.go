@@ -45,22 +45,24 @@ func (d *delivery) Ack(context.Context) error {
 //
 // MQTT acknowledges in arrival order, so a held QoS 1/2 message also holds
 // back the acknowledgements of every later message on its connection, and
-// the broker stops sending once Receive Maximum are unacknowledged. When a
-// later message is settled already (the route makes progress without this
-// one), Retry therefore refuses with NOT_SUPPORTED and leaves the delivery
-// unsettled: the route ends it as for a source that cannot retry (a DLQ
-// entry, or a counted drop under allow_retry_drop) and then acknowledges
-// it. Only the first such Retry of a message is refused: when the route
-// could not end it either (the DLQ refused the entry), the next Retry is
-// accepted, since holding the session is better than losing the message.
+// the broker stops sending once Receive Maximum are unacknowledged. A
+// message gets one such hold: when it fails again after an in-process
+// redelivery while a later message is settled already (the route makes
+// progress without this one), Retry refuses with NOT_SUPPORTED and leaves
+// the delivery unsettled: the route ends it as for a source that cannot
+// retry (a DLQ entry, or a counted drop under allow_retry_drop) and then
+// acknowledges it. Only the first such Retry of a message is refused:
+// when the route could not end it either (the DLQ refused the entry), the
+// next Retry is accepted, since holding the session is better than losing
+// the message.
 func (d *delivery) Retry(_ context.Context, after time.Duration, _ error) error {
 	if d.settled.Load() {
 		return fault.ErrProtocolError.WithMessage("mqtt delivery settled twice")
 	}
-	if !d.m.refused && d.r.s.acks.blocking(d.m.tok) {
+	if d.m.attempt > 0 && !d.m.refused && d.r.s.acks.blocking(d.m.tok) {
 		d.m.refused = true
 		d.r.m.refused.Add(1)
-		return fault.ErrNotSupported.WithMessage("mqtt: holding the message for a retry would hold back the acknowledgements of later messages on its session")
+		return fault.ErrNotSupported.WithMessage("mqtt: holding the message for another retry would hold back the acknowledgements of later messages on its session")
 	}
 	if !d.settled.CompareAndSwap(false, true) {
 		return fault.ErrProtocolError.WithMessage("mqtt delivery settled twice")

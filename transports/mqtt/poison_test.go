@@ -99,3 +99,68 @@ func TestPoisonMessageDoesNotStallTheSession(t *testing.T) {
 		return s.acks.head == len(s.acks.order)
 	})
 }
+
+// laterSettled reports whether the oldest unacknowledged message of the
+// session's connection holds back a message settled after it.
+func laterSettled(s *Session) bool {
+	s.acks.mu.Lock()
+	var oldest *ackToken
+	if s.acks.head < len(s.acks.order) {
+		oldest = s.acks.order[s.acks.head]
+	}
+	s.acks.mu.Unlock()
+	return s.acks.blocking(oldest)
+}
+
+// TestOneFailureUnderLoadIsRetriedInProcess fails one message once, and
+// only after a later message was settled, so that its hold holds back an
+// acknowledgement. A message gets one in-process retry even then: it is
+// delivered on the retry, nothing reaches the DLQ.
+func TestOneFailureUnderLoadIsRetriedInProcess(t *testing.T) {
+	requireBroker(t)
+	ctx := testContext(t)
+	topic := "gobridge-it/blip/" + unique()
+	s := newSession(t, SessionConfig{ClientID: "blip-" + unique(), SessionExpiry: 30 * time.Second, ReceiveMaximum: 8})
+	r, err := NewReceiver(s, ReceiverConfig{Subscriptions: []SubscriptionConfig{{Topic: topic}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const flaky, total = "m-00000", 10
+	var failed bool
+	out := memtransport.NewSender(memtransport.SenderOptions{Fail: func(m ports.OutboundMessage) error {
+		if string(m.Envelope.PayloadView()) != flaky || failed {
+			return nil
+		}
+		failed = true // the route hands this message to one worker at a time
+		waitFor(ctx, t, "a later message settled", func() bool { return laterSettled(s) })
+		return fault.ErrUnavailable.WithMessage("a blip")
+	}})
+	dlq := &fakeDLQ{}
+	zero := 0.0
+	rt, err := runtime.New([]runtime.Route{{ID: "r", ReceiverID: "mqtt-in", Receiver: r,
+		Bindings: []runtime.Binding{{ID: "mem", Sender: out, Address: "sink"}},
+		Policy: runtime.Policy{MaxInFlight: 4,
+			Backoff: runtime.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond, Jitter: &zero}}}},
+		runtime.Options{Logger: quiet, DLQ: dlq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(rctx) }()
+	defer func() { stop(); <-done }()
+	waitFor(ctx, t, "the subscription", func() bool { return s.Health(ctx).Subscribed })
+	snd, _ := NewSender(startSession(t, SessionConfig{}), SenderConfig{DefaultTopic: topic})
+	for i := range total {
+		if err := snd.Send(ctx, ports.OutboundMessage{Envelope: numberedEnvelope(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.WaitSent(ctx, total); err != nil {
+		t.Fatalf("delivered %d of %d: %v", len(out.Sent()), total, err)
+	}
+	if e := dlq.written(); len(e) != 0 {
+		t.Errorf("DLQ entries %+v, want none: one failure is retried in the process", e)
+	}
+	waitFor(ctx, t, "every acknowledgement", func() bool { return allAcknowledged(s) })
+}
