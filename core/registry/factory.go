@@ -162,8 +162,8 @@ type RouteFacts struct {
 }
 
 // Admitter is implemented by receiver factories whose transport admits a
-// route only under conditions of its own (MQTT: direct_hold needs a
-// resuming session for QoS 1/2). Admit gets the decoded receiver config,
+// route only under conditions of its own (MQTT: QoS 1/2 subscriptions need
+// a resuming session in either delivery mode). Admit gets the decoded receiver config,
 // the decoded config of the session it names (nil without one), and the
 // route's facts; an error refuses the configuration at load.
 type Admitter interface {
