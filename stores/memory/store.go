@@ -6,6 +6,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 // Store keeps outbox records, DLQ entries and leases in memory. The three
@@ -17,7 +18,7 @@ type Store struct {
 	dlq   dlq
 	lease leases
 	// streams holds the stream logs (streamlog.go).
-	streams streams
+	streams *streamlog.Memory
 }
 
 // Compile-time checks that Store fills every role.
@@ -60,6 +61,7 @@ func New(opts ...Option) *Store {
 	s.ob.init()
 	s.dlq.init()
 	s.lease.init()
+	s.streams = streamlog.NewMemory(s.clk)
 	return s
 }
 

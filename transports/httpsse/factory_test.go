@@ -11,6 +11,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
+	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 func TestFactoriesBuildFromSettings(t *testing.T) {
@@ -80,7 +81,7 @@ func TestSSEFactoryReplayLogFromDeps(t *testing.T) {
 		t.Cleanup(func() { _ = s.(*SSESender).Close(context.Background()) })
 		return s.(*SSESender), logs.String(), nil
 	}
-	store := newMemoryLog(nil)
+	store := streamlog.NewMemory(nil)
 	s, logs, err := build(cfg, registry.Deps{StreamLog: store})
 	if err != nil || s.hub.log != ports.StreamLog(store) || strings.Contains(logs, "WARN") {
 		t.Errorf("with a store: err %v, uses it %v, logs %q", err, err == nil && s.hub.log == ports.StreamLog(store), logs)

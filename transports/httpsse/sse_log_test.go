@@ -8,25 +8,15 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gobridge-oss/gobridge/core/clock"
-	"github.com/gobridge-oss/gobridge/core/conformance"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/streamlog"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
-
-func TestMemoryLogConformance(t *testing.T) {
-	conformance.RunStreamLog(t, func(t *testing.T) conformance.StreamLogHarness {
-		clk := clock.NewFake(time.Date(2031, time.May, 6, 7, 8, 9, 123456789, time.UTC))
-		l := newMemoryLog(clk)
-		return conformance.StreamLogHarness{Log: l, Clock: clk, Reopen: func(*testing.T) ports.StreamLog { return l }}
-	})
-}
 
 // collect reads events from c until one carries the payload stop, and
 // returns the others: payloads, and gap notices as "gap <data>".
@@ -54,7 +44,7 @@ func collect(ctx context.Context, t *testing.T, c *sseClient, stop string) []str
 // live one.
 func TestSSEResumeAfterRestartFromTheLog(t *testing.T) {
 	ctx := testContext(t)
-	log := newMemoryLog(nil)
+	log := streamlog.NewMemory(nil)
 	addr := freeAddr(t)
 	cfg := SSEConfig{Listen: addr, Channels: map[string]SSEChannelConfig{"orders": {ReplayFrom: ReplayFromEarliest}}}
 	first, err := NewSSESender(cfg, WithStreamLog(log))
@@ -145,7 +135,7 @@ func TestSSEGapEventWhenLastEventIDWasTrimmed(t *testing.T) {
 // keeps a channel within log_max_events, and the tail with it.
 func TestSSETrimsTheLogToItsBounds(t *testing.T) {
 	ctx := testContext(t)
-	log := newMemoryLog(nil)
+	log := streamlog.NewMemory(nil)
 	s := newTestSSE(t, SSEConfig{LogMaxEvents: 3, Channels: map[string]SSEChannelConfig{"big": {LogMaxEvents: 8}}}, WithStreamLog(log))
 	for i := range 10 {
 		sendText(ctx, t, s, "small", fmt.Sprint(i))
@@ -197,7 +187,7 @@ func TestSSESendFailsWhenTheLogCannotAppend(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
-			log := &failingLog{StreamLog: newMemoryLog(nil), n: 1, err: tt.err}
+			log := &failingLog{StreamLog: streamlog.NewMemory(nil), n: 1, err: tt.err}
 			s := newTestSSE(t, SSEConfig{}, WithStreamLog(log))
 			c := openSSE(ctx, t, "http://"+s.Addr()+"/events/a", nil)
 			sendText(ctx, t, s, "a", "ok")
@@ -239,7 +229,7 @@ func (a *ambiguousLog) AppendEvents(ctx context.Context, channel string, events 
 // before the next event, so live subscribers never skip an id.
 func TestSSELiveStreamCatchesUpOnAnAppendWithUnknownOutcome(t *testing.T) {
 	ctx := testContext(t)
-	s := newTestSSE(t, SSEConfig{}, WithStreamLog(&ambiguousLog{StreamLog: newMemoryLog(nil)}))
+	s := newTestSSE(t, SSEConfig{}, WithStreamLog(&ambiguousLog{StreamLog: streamlog.NewMemory(nil)}))
 	c := openSSE(ctx, t, "http://"+s.Addr()+"/events/a", nil)
 	if err := s.Send(ctx, ports.OutboundMessage{Envelope: messaging.NewEnvelope("s", []byte("maybe")), Address: "a"}); err == nil {
 		t.Fatal("the first send reported success")
@@ -277,7 +267,7 @@ func (s *slowLog) AppendEvents(ctx context.Context, channel string, events [][]b
 // data the log holds under that id.
 func TestSSEConcurrentSendsAreAppendedInBatchesInOrder(t *testing.T) {
 	ctx := testContext(t)
-	log := &slowLog{StreamLog: newMemoryLog(nil), release: make(chan struct{})}
+	log := &slowLog{StreamLog: streamlog.NewMemory(nil), release: make(chan struct{})}
 	s := newTestSSE(t, SSEConfig{}, WithStreamLog(log))
 	c := openSSE(ctx, t, "http://"+s.Addr()+"/events/a", nil)
 	const n = 40
@@ -323,7 +313,7 @@ func TestSSEReplayLogChoice(t *testing.T) {
 	if _, err := NewSSESender(SSEConfig{Listen: "-", ReplayLog: ReplayLogStore}); fault.CodeOf(err) != fault.CodeInvalidConfig {
 		t.Errorf("replay_log: store without a store: %v, want INVALID_CONFIG", err)
 	}
-	given := newMemoryLog(nil)
+	given := streamlog.NewMemory(nil)
 	for _, tt := range []struct {
 		mode      ReplayLogMode
 		wantGiven bool
@@ -339,7 +329,7 @@ func TestSSEReplayLogChoice(t *testing.T) {
 // with a channel of the same name number and replay their events apart.
 func TestSSESendersSharingAStoreKeepTheirOwnLogs(t *testing.T) {
 	ctx := testContext(t)
-	log := newMemoryLog(nil)
+	log := streamlog.NewMemory(nil)
 	cfg := SSEConfig{ReplayFrom: ReplayFromEarliest}
 	a := newTestSSE(t, cfg, WithStreamLog(log), WithName("a"))
 	b := newTestSSE(t, cfg, WithStreamLog(log), WithName("b"))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 // SSESender is a ports.Sender that publishes each message as a
@@ -199,14 +200,14 @@ func (s *SSESender) startTrimmer() {
 func chooseLog(cfg SSEConfig, o options) (ports.StreamLog, error) {
 	switch {
 	case cfg.ReplayLog == ReplayLogMemory:
-		return newMemoryLog(nil), nil
+		return streamlog.NewMemory(nil), nil
 	case o.log != nil:
 		return o.log, nil
 	case cfg.ReplayLog == ReplayLogStore:
 		return nil, fault.ErrInvalidConfig.WithMessage("sse sender " + o.name +
 			": replay_log: store needs a store that can hold replay logs (configure a sqlite or memory store), or set replay_log: memory")
 	}
-	return newMemoryLog(nil), nil
+	return streamlog.NewMemory(nil), nil
 }
 
 // retryField is the stream's opening: the reconnection delay and a

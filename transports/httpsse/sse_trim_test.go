@@ -8,6 +8,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 // TestSSESweepTrimsByAge: channels nobody sends to any more are trimmed
@@ -16,7 +17,7 @@ import (
 func TestSSESweepTrimsByAge(t *testing.T) {
 	ctx := testContext(t)
 	clk := clock.NewFake(time.Date(2031, time.May, 6, 7, 8, 9, 0, time.UTC))
-	log := newMemoryLog(clk)
+	log := streamlog.NewMemory(clk)
 	// An earlier run left events in a configured channel.
 	if _, err := log.AppendEvents(ctx, "sse"+logKeySep+"configured", [][]byte{[]byte("old")}); err != nil {
 		t.Fatal(err)

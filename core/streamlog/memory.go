@@ -1,4 +1,8 @@
-package httpsse
+// Package streamlog holds a ports.StreamLog kept in memory: the memory
+// store serves it as its stream log, and a sender with no store to keep its
+// replay log in uses one of its own. Everything it holds dies with the
+// process.
+package streamlog
 
 import (
 	"context"
@@ -10,23 +14,30 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// memoryLog is the replay log the SSE sender keeps in memory when it has
-// no store to keep it in (replay_log: memory, or auto without a store).
-// A restart empties it.
-type memoryLog struct {
-	clk     ports.Clock
-	streams streams
+// Memory is a stream log in memory. It is safe for concurrent use; the
+// zero value is not usable, call NewMemory.
+type Memory struct {
+	clk      ports.Clock
+	mu       sync.Mutex
+	channels map[string]*streamChannel
 }
 
-var _ ports.StreamLog = (*memoryLog)(nil)
+var (
+	_ ports.StreamLog = (*Memory)(nil)
+	_ ports.Volatile  = (*Memory)(nil)
+)
 
-// newMemoryLog returns an empty log on clk (the system clock when nil).
-func newMemoryLog(clk ports.Clock) *memoryLog {
+// NewMemory returns an empty log that stamps events with clk (the system
+// clock when nil).
+func NewMemory(clk ports.Clock) *Memory {
 	if clk == nil {
 		clk = clock.System()
 	}
-	return &memoryLog{clk: clk}
+	return &Memory{clk: clk, channels: map[string]*streamChannel{}}
 }
+
+// Volatile reports true: the log dies with the process.
+func (*Memory) Volatile() bool { return true }
 
 // streamChannel is one channel's log: the kept events, oldest first, and
 // the number the next append starts from.
@@ -44,17 +55,8 @@ func (c *streamChannel) span() ports.StreamSpan {
 	return ports.StreamSpan{First: first, Last: c.next - 1}
 }
 
-// streams holds every channel's log under one lock.
-type streams struct {
-	mu       sync.Mutex
-	channels map[string]*streamChannel
-}
-
 // channel returns the named channel, creating it. s.mu is held.
-func (s *streams) channel(name string) *streamChannel {
-	if s.channels == nil {
-		s.channels = map[string]*streamChannel{}
-	}
+func (s *Memory) channel(name string) *streamChannel {
 	c := s.channels[name]
 	if c == nil {
 		c = &streamChannel{next: 1}
@@ -65,14 +67,14 @@ func (s *streams) channel(name string) *streamChannel {
 
 // AppendEvents stores copies of events at the end of channel's log and returns
 // the number given to the first.
-func (s *memoryLog) AppendEvents(ctx context.Context, channel string, events [][]byte) (uint64, error) {
+func (s *Memory) AppendEvents(ctx context.Context, channel string, events [][]byte) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	now := s.clk.Now()
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	c := s.streams.channel(channel)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channel(channel)
 	first := c.next
 	for _, e := range events {
 		c.events = append(c.events, ports.StreamEvent{Seq: c.next, Data: slices.Clone(e), AppendedAt: now})
@@ -84,16 +86,16 @@ func (s *memoryLog) AppendEvents(ctx context.Context, channel string, events [][
 
 // ReadEvents returns copies of the kept events of channel after after, oldest
 // first, at most limit (ports.DefaultStreamReadLimit when 0 or less).
-func (s *memoryLog) ReadEvents(ctx context.Context, channel string, after uint64, limit int) ([]ports.StreamEvent, error) {
+func (s *Memory) ReadEvents(ctx context.Context, channel string, after uint64, limit int) ([]ports.StreamEvent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
 		limit = ports.DefaultStreamReadLimit
 	}
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	c := s.streams.channels[channel]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channels[channel]
 	if c == nil {
 		return nil, nil
 	}
@@ -113,27 +115,27 @@ func (s *memoryLog) ReadEvents(ctx context.Context, channel string, after uint64
 }
 
 // EventSpan returns which events channel's log holds.
-func (s *memoryLog) EventSpan(ctx context.Context, channel string) (ports.StreamSpan, error) {
+func (s *Memory) EventSpan(ctx context.Context, channel string) (ports.StreamSpan, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.StreamSpan{}, err
 	}
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	if c := s.streams.channels[channel]; c != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.channels[channel]; c != nil {
 		return c.span(), nil
 	}
 	return ports.StreamSpan{First: 1, Last: 0}, nil
 }
 
 // TrimEvents removes the oldest events of channel until every bound of b holds.
-func (s *memoryLog) TrimEvents(ctx context.Context, channel string, b ports.StreamBounds) (ports.StreamTrim, error) {
+func (s *Memory) TrimEvents(ctx context.Context, channel string, b ports.StreamBounds) (ports.StreamTrim, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.StreamTrim{}, err
 	}
 	now := s.clk.Now()
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	c := s.streams.channels[channel]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channels[channel]
 	if c == nil {
 		return ports.StreamTrim{Span: ports.StreamSpan{First: 1, Last: 0}}, nil
 	}
