@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -83,11 +84,23 @@ func (c FactoryConfig) options() []Option {
 func Factory() registry.StoreFactory {
 	return registry.Store(FactoryType, "outbox, DLQ and lease in one SQLite file (WAL, group commit)",
 		func(ctx context.Context, cfg FactoryConfig, d registry.Deps) (any, error) {
+			log := d.Logger
+			if log == nil {
+				log = slog.New(slog.DiscardHandler)
+			}
 			path := cfg.Path
 			if !filepath.IsAbs(path) && d.DataDir != "" {
+				// The data directory is the bridge's own: private to its
+				// user, whoever created it.
+				if err := privateDir(d.DataDir, log); err != nil {
+					return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("sqlite store: cannot create the data directory %s", d.DataDir)).Wrap(err)
+				}
 				path = filepath.Join(d.DataDir, path)
 			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			// A directory the store creates is private; one that exists
+			// outside the data directory is the operator's and is left
+			// as it is.
+			if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 				return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("sqlite store: cannot create directory for %s", path)).Wrap(err)
 			}
 			opts := cfg.options()

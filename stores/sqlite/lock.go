@@ -40,7 +40,7 @@ func lockStore(path string) (*fileLock, error) {
 		return nil, nil
 	}
 	lp := lockPath(path)
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, openError(path, "cannot open the lock file "+lp, err)
 	}

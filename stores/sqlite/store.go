@@ -71,6 +71,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if !lockSupported {
 		cfg.logger.Warn("sqlite store: this platform has no file lock; make sure only one process opens the file", "path", abs)
 	}
+	if err := secureFile(abs, cfg.logger); err != nil {
+		lock.release()
+		return nil, err
+	}
 	writeDB, conn, err := openWriter(ctx, abs, &cfg)
 	if err != nil {
 		lock.release()
