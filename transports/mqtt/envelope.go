@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/eclipse/paho.golang/paho"
@@ -28,7 +29,21 @@ const (
 	// PropertyMessageID is the user property that carries Envelope.ID, so
 	// that a message keeps its ID from one bridge to the next.
 	PropertyMessageID = "gobridge.id"
+
+	// DerivedPrefix starts every header name a receiver derives from the
+	// MQTT packet itself. The namespace belongs to the bridge: a user
+	// property in it (in any letter case) is dropped on receipt, so a
+	// producer cannot forge the topic, the retain flag or a property the
+	// packet does not carry; and a sender never writes one as a user
+	// property.
+	DerivedPrefix = "mqtt."
 )
+
+// isDerived reports whether name lies in the mqtt. namespace, compared
+// case-insensitively.
+func isDerived(name string) bool {
+	return len(name) >= len(DerivedPrefix) && strings.EqualFold(name[:len(DerivedPrefix)], DerivedPrefix)
+}
 
 // toEnvelope builds the envelope of a received message. The payload is
 // adopted: paho allocates it for this message and never touches it again.
@@ -37,25 +52,30 @@ const (
 func toEnvelope(p *paho.Publish, id string, received time.Time) *messaging.Envelope {
 	env := messaging.NewEnvelopeFromImmutablePayload("", p.Payload)
 	env.ID = id
+	pr := p.Properties
+	if pr != nil {
+		for _, u := range pr.User {
+			switch {
+			case u.Key == messaging.SubjectCarrier:
+				env.Subject = u.Value
+			case u.Key == PropertyMessageID:
+				if u.Value != "" {
+					env.ID = u.Value
+				}
+			case isDerived(u.Key):
+				// The packet decides these, never a producer's user property.
+			default:
+				env.Headers[u.Key] = u.Value
+			}
+		}
+	}
+	// The headers derived from the packet are written last.
 	env.Headers[HeaderTopic] = p.Topic
 	if p.Retain {
 		env.Headers[HeaderRetain] = "true"
 	}
-	pr := p.Properties
 	if pr == nil {
 		return env
-	}
-	for _, u := range pr.User {
-		switch u.Key {
-		case messaging.SubjectCarrier:
-			env.Subject = u.Value
-		case PropertyMessageID:
-			if u.Value != "" {
-				env.ID = u.Value
-			}
-		default:
-			env.Headers[u.Key] = u.Value
-		}
 	}
 	if pr.ContentType != "" {
 		env.Headers[HeaderContentType] = pr.ContentType
@@ -96,7 +116,7 @@ func toPublish(env *messaging.Envelope, topic string, qos byte, retain, expiry b
 				props.CorrelationData = []byte(headerText(v))
 			}
 		default:
-			if messaging.IsInternalOnly(k) {
+			if messaging.IsInternalOnly(k) || isDerived(k) {
 				continue // every bridge drops these at ingress; they describe this hop
 			}
 			props.User.Add(k, headerText(v))
