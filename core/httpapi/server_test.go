@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 func TestNewRefuses(t *testing.T) {
@@ -144,7 +145,7 @@ func TestSharedAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Start(t.Context()); err != nil {
-		t.Skipf("port %s was taken meanwhile: %v", addr, err)
+		itest.Unavailable(t, "port %s was taken meanwhile: %v", addr, err)
 	}
 	defer shutdown(t, s)
 	c := &http.Client{}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/stores/sqlite"
 )
@@ -30,9 +31,7 @@ const (
 // a last child finish. Every message must reach the target at least once;
 // the number of duplicates is reported.
 func TestCrashRecovery(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crash test skipped in -short mode")
-	}
+	itest.Short(t, "crash test")
 	const messages, kills = 3000, 5
 	dir := t.TempDir()
 	db, sock := filepath.Join(dir, "bridge.db"), filepath.Join(dir, "broker.sock")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // wantOpenError checks that Open fails with code and that the message
@@ -91,7 +92,7 @@ func makeUnwritable(t *testing.T, dir string) {
 		return
 	}
 	if err := exec.Command("chattr", "+i", dir).Run(); err != nil {
-		t.Skipf("running as root and chattr +i is unavailable: %v", err)
+		itest.Unavailable(t, "running as root and chattr +i is unavailable: %v", err)
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", dir).Run() })
 }
