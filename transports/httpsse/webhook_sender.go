@@ -147,15 +147,12 @@ func (s *WebhookSender) target(addr string) (*url.URL, error) {
 	return s.base.ResolveReference(ref), nil
 }
 
-// messageHeaders sets the per-message request headers.
+// messageHeaders sets the per-message request headers: first the ones
+// taken from envelope headers (raw mode, header_map), then the ones the
+// sender derives from the envelope's fields, which replace any envelope
+// header of the same name. post writes the configured headers after them.
 func (s *WebhookSender) messageHeaders(h http.Header, env *messaging.Envelope) {
-	if env.ID != "" && validHeaderValue(env.ID) {
-		h.Set(HeaderIdempotencyKey, env.ID)
-	}
 	if s.cfg.Body == BodyRaw {
-		if validHeaderValue(env.Subject) {
-			h.Set(SubjectHeader, env.Subject)
-		}
 		for k, v := range env.Headers {
 			if strings.EqualFold(k, ContentTypeHeader) {
 				continue
@@ -172,6 +169,16 @@ func (s *WebhookSender) messageHeaders(h http.Header, env *messaging.Envelope) {
 	for from, to := range s.cfg.HeaderMap {
 		if v, ok := env.Headers[from]; ok {
 			setHeader(h, to, v)
+		}
+	}
+	h.Del(HeaderIdempotencyKey)
+	if env.ID != "" && validHeaderValue(env.ID) {
+		h.Set(HeaderIdempotencyKey, env.ID)
+	}
+	if s.cfg.Body == BodyRaw {
+		h.Del(SubjectHeader)
+		if validHeaderValue(env.Subject) {
+			h.Set(SubjectHeader, env.Subject)
 		}
 	}
 }
@@ -196,11 +203,12 @@ func (s *WebhookSender) post(ctx context.Context, target *url.URL, body []byte, 
 		return fault.ErrInvalidConfig.WithMessage("webhook request for " + redact(target.String())).Wrap(err)
 	}
 	h := req.Header
-	for k, v := range s.cfg.Headers {
-		h.Set(k, v)
-	}
 	if headers != nil {
 		headers(h)
+	}
+	// Configured headers win over anything a message carries.
+	for k, v := range s.cfg.Headers {
+		h.Set(k, v)
 	}
 	h.Set("Content-Type", contentType)
 	h.Set("User-Agent", "gobridge-webhook")
