@@ -41,6 +41,7 @@ func (r *Receiver) mux(rs *runState) *http.ServeMux {
 	h := &ingress{r: r, rs: rs}
 	for _, p := range r.cfg.Paths {
 		mux.Handle("POST "+p, h)
+		mux.HandleFunc("OPTIONS "+p, r.preflight)
 	}
 	if r.cfg.HealthPath != "-" {
 		mux.HandleFunc("GET "+r.cfg.HealthPath, func(w http.ResponseWriter, _ *http.Request) {
@@ -73,6 +74,9 @@ func (h *ingress) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (h *ingress) serve(w http.ResponseWriter, req *http.Request) int {
 	if h.rs.ctx.Err() != nil {
 		return refuse(w, http.StatusServiceUnavailable, fault.CodeUnavailable, "the bridge is shutting down; send it again")
+	}
+	if msg, ok := h.r.admitBrowser(w, req); !ok {
+		return refuse(w, http.StatusForbidden, fault.CodeForbidden, msg)
 	}
 	if h.r.keys.enabled() {
 		token, presented := bearerToken(req)

@@ -63,6 +63,12 @@ type ReceiverConfig struct {
 	// "Authorization: Bearer <key>" with one of these keys; others get
 	// 401. Several keys allow rotation.
 	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys"`
+	// AllowOrigins lists the web origins whose pages may post from a
+	// browser across origins (CORS); "*" allows any. A browser request
+	// from any other origin gets 403, and without bearer keys so does a
+	// browser post with a form-compatible Content-Type (see
+	// ingress_origin.go).
+	AllowOrigins []string `yaml:"allow_origins" json:"allow_origins"`
 	// ForwardHeaders names HTTP request headers copied into the envelope
 	// headers under their lower-case names (none). traceparent,
 	// tracestate and Idempotency-Key are always carried.
@@ -176,11 +182,8 @@ func (c ReceiverConfig) Validate() error {
 	}
 	checkPositive(&ps, "max_body_bytes", c.MaxBodyBytes)
 	checkPositive(&ps, "max_header_bytes", int64(c.MaxHeaderBytes))
-	for i, k := range c.BearerKeys {
-		if strings.TrimSpace(k) == "" || !validHeaderValue(k) || strings.ContainsAny(k, " \t") {
-			ps.add(fmt.Sprintf("bearer_keys[%d]", i), "must be a non-empty token without spaces or control characters")
-		}
-	}
+	checkBearerKeys(&ps, c.BearerKeys)
+	checkOrigins(&ps, c.AllowOrigins)
 	for i, h := range c.ForwardHeaders {
 		if !validHeaderName(h) {
 			ps.add(fmt.Sprintf("forward_headers[%d]", i), "%q is not an HTTP header name", h)

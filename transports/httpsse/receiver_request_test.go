@@ -17,7 +17,7 @@ func offset(n int64) *int64 { return &n }
 // TestRequestRefusals covers what the ingress answers before a message
 // reaches a route.
 func TestRequestRefusals(t *testing.T) {
-	auth := ReceiverConfig{BearerKeys: []string{"k1", "k2-rotated"}}
+	auth := ReceiverConfig{BearerKeys: []string{"ingress-key-one-0001", "ingress-key-two-0002"}}
 	small := ReceiverConfig{MaxBodyBytes: 16}
 	refusal := func(status int, code, msg string) answer {
 		return answer{Status: status, Body: Response{Status: "error", Error: &ResponseError{Code: code, Message: msg}}}
@@ -66,7 +66,7 @@ func TestRequestRefusals(t *testing.T) {
 			wantAuth: `Bearer realm="gobridge", error="invalid_token"`},
 		{name: "basic auth", cfg: auth, header: http.Header{"Authorization": {"Basic azE6"}}, body: `{"subject":"s"}`,
 			want: refusal(401, "NOT_AUTHORIZED", "missing or invalid bearer key"), wantAuth: `Bearer realm="gobridge"`},
-		{name: "second key", cfg: auth, header: http.Header{"Authorization": {"bearer k2-rotated"}}, body: `{"subject":"s"}`,
+		{name: "second key", cfg: auth, header: http.Header{"Authorization": {"bearer ingress-key-two-0002"}}, body: `{"subject":"s"}`,
 			want: answer{Status: 200}},
 		{name: "bad idempotency key", header: http.Header{"Idempotency-Key": {strings.Repeat("k", 300)}}, body: `{"subject":"s"}`,
 			want: answer{Status: 400, Body: Response{Status: "error", Error: &ResponseError{Code: "INVALID_PAYLOAD",

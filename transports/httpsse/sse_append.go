@@ -33,7 +33,7 @@ const appendTimeout = 30 * time.Second
 // it is there, queues it for every subscriber, disconnecting those whose
 // queue is full. nil means the event is in the log.
 func (h *hub) publish(ctx context.Context, name string, data []byte) error {
-	ch, err := h.channel(ctx, name)
+	ch, err := h.channel(ctx, name, false)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (h *hub) append(key string, data [][]byte) (uint64, error) {
 // for every subscriber, disconnecting those whose queue is full. ch.mu is
 // held.
 func (h *hub) fanOut(ch *channel, f *frame) {
-	ch.push(f, h.cfg.ReplayBuffer)
+	ch.tail.push(f, h.tailLimits())
 	for s := range ch.subs {
 		select {
 		case s.queue <- f:

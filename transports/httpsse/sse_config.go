@@ -2,7 +2,6 @@ package httpsse
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -33,6 +32,15 @@ const (
 	DefaultStreamWriteTimeout = 10 * time.Second
 	DefaultMaxChannels        = 10000
 	DefaultMaxClients         = 10000
+	// DefaultMaxSubscribersPerChannel bounds the streams of one channel.
+	DefaultMaxSubscribersPerChannel = 1000
+	// DefaultMaxClientsPerAddress bounds the streams of one client
+	// address.
+	DefaultMaxClientsPerAddress = 64
+	// DefaultReplayBufferBytes bounds each channel's in-memory tail.
+	DefaultReplayBufferBytes = 8 << 20
+	// DefaultReplayBufferTotalBytes bounds the tails of all channels.
+	DefaultReplayBufferTotalBytes = 128 << 20
 	// MaxChannelLen is the longest channel name.
 	MaxChannelLen = 256
 )
@@ -54,6 +62,12 @@ type SSEConfig struct {
 	// in memory (1000), a cache of its replay log that serves clients
 	// resuming close to the head without reading the store.
 	ReplayBuffer int `yaml:"replay_buffer" json:"replay_buffer"`
+	// ReplayBufferBytes bounds the bytes each channel's in-memory cache
+	// holds (8 MiB), and ReplayBufferTotalBytes what the caches of all
+	// channels hold together (128 MiB); past them the oldest cached
+	// events are dropped from memory (they stay in the log).
+	ReplayBufferBytes      int64 `yaml:"replay_buffer_bytes" json:"replay_buffer_bytes"`
+	ReplayBufferTotalBytes int64 `yaml:"replay_buffer_total_bytes" json:"replay_buffer_total_bytes"`
 	// ReplayFrom is where a client without Last-Event-ID starts: live
 	// (default) or earliest, every event the log keeps.
 	ReplayFrom ReplayFrom `yaml:"replay_from" json:"replay_from"`
@@ -89,6 +103,16 @@ type SSEConfig struct {
 	MaxChannels int `yaml:"max_channels" json:"max_channels"`
 	// MaxClients bounds open streams (10000); more get 503.
 	MaxClients int `yaml:"max_clients" json:"max_clients"`
+	// MaxSubscribersPerChannel bounds the open streams of one channel
+	// (1000), MaxClientsPerAddress those of one client address (64);
+	// more get 503 and 429.
+	MaxSubscribersPerChannel int `yaml:"max_subscribers_per_channel" json:"max_subscribers_per_channel"`
+	MaxClientsPerAddress     int `yaml:"max_clients_per_address" json:"max_clients_per_address"`
+	// AllowedChannels, when not empty, lists the channels that may
+	// exist: names or path.Match patterns ("orders", "tenant-*").
+	// Subscriptions to other channels get 404 and sends to them fail
+	// permanently. Empty: any valid name (see README).
+	AllowedChannels []string `yaml:"allowed_channels" json:"allowed_channels"`
 	// BearerKeys, when not empty, makes subscribers present one of these
 	// keys, as "Authorization: Bearer <key>" or, for browsers, whose
 	// EventSource cannot set headers, as ?access_token=<key>.
@@ -119,6 +143,7 @@ func (c SSEConfig) WithDefaults() SSEConfig {
 	}
 	setDefault(&c.MaxChannels, DefaultMaxChannels)
 	setDefault(&c.MaxClients, DefaultMaxClients)
+	c.accessDefaults()
 	c.logDefaults()
 	return c
 }
@@ -165,20 +190,9 @@ func (c SSEConfig) Validate() error {
 		ps.add("no_subscriber", "%q is invalid; must be accept or refuse", c.NoSubscriber)
 	}
 	c.validateLog(&ps)
-	for i, k := range c.BearerKeys {
-		if strings.TrimSpace(k) == "" || !validHeaderValue(k) || strings.ContainsAny(k, " \t") {
-			ps.add(fmt.Sprintf("bearer_keys[%d]", i), "must be a non-empty token without spaces or control characters")
-		}
-	}
-	for i, o := range c.AllowOrigins {
-		if o == "*" {
-			continue
-		}
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			ps.add(fmt.Sprintf("allow_origins[%d]", i), "%q is not an origin such as https://app.example.com or *", o)
-		}
-	}
+	c.validateAccess(&ps)
+	checkBearerKeys(&ps, c.BearerKeys)
+	checkOrigins(&ps, c.AllowOrigins)
 	return ps.err()
 }
 

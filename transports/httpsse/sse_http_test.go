@@ -13,7 +13,7 @@ import (
 // TestSSESubscribeRequests covers the answers of the subscription
 // endpoint that are not a stream.
 func TestSSESubscribeRequests(t *testing.T) {
-	s := newTestSSE(t, SSEConfig{BearerKeys: []string{"sekret"}, AllowOrigins: []string{"https://app.example"}, MaxClients: 1})
+	s := newTestSSE(t, SSEConfig{BearerKeys: []string{"sekret-0123456789"}, AllowOrigins: []string{"https://app.example"}, MaxClients: 1})
 	base := "http://" + s.Addr()
 	type result struct {
 		Status      int
@@ -32,15 +32,15 @@ func TestSSESubscribeRequests(t *testing.T) {
 			result{401, "application/json", "", `Bearer realm="gobridge"`}},
 		{"wrong key", "GET", "/events/a", http.Header{"Authorization": {"Bearer nope"}},
 			result{401, "application/json", "", `Bearer realm="gobridge", error="invalid_token"`}},
-		{"no channel", "GET", "/events?access_token=sekret", nil,
+		{"no channel", "GET", "/events?access_token=sekret-0123456789", nil,
 			result{400, "application/json", "", ""}},
-		{"foreign origin", "GET", "/events/a?access_token=sekret", http.Header{"Origin": {"https://evil.example"}},
+		{"foreign origin", "GET", "/events/a?access_token=sekret-0123456789", http.Header{"Origin": {"https://evil.example"}},
 			result{403, "application/json", "", ""}},
 		{"preflight", "OPTIONS", "/events/a", http.Header{"Origin": {"https://app.example"}},
 			result{204, "", "https://app.example", ""}},
 		{"post not allowed", "POST", "/events/a", nil,
 			result{405, "text/plain; charset=utf-8", "", ""}},
-		{"query key and allowed origin", "GET", "/events/a?access_token=sekret", http.Header{"Origin": {"https://app.example"}},
+		{"query key and allowed origin", "GET", "/events/a?access_token=sekret-0123456789", http.Header{"Origin": {"https://app.example"}},
 			result{200, "text/event-stream", "https://app.example", ""}},
 	}
 	for _, tt := range tests {
@@ -72,8 +72,8 @@ func TestSSESubscribeRequests(t *testing.T) {
 		defer s.hub.mu.Unlock()
 		return s.hub.clients == 0
 	})
-	openSSE(ctx, t, base+"/events/a", http.Header{"Authorization": {"Bearer sekret"}})
-	resp, err := http.Get(base + "/events/b?access_token=sekret")
+	openSSE(ctx, t, base+"/events/a", http.Header{"Authorization": {"Bearer sekret-0123456789"}})
+	resp, err := http.Get(base + "/events/b?access_token=sekret-0123456789")
 	if err != nil {
 		t.Fatal(err)
 	}

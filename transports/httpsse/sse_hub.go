@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
@@ -23,6 +24,7 @@ type subscriber struct {
 	queue  chan *frame
 	kicked chan struct{}
 	once   sync.Once
+	addr   string // the client's address, for max_clients_per_address
 }
 
 func (s *subscriber) kick() { s.once.Do(func() { close(s.kicked) }) }
@@ -37,8 +39,7 @@ type channel struct {
 	loaded bool   // first and last were read from the log
 	first  uint64 // oldest event the log keeps
 	last   uint64 // newest event appended and queued for subscribers
-	tail   []*frame
-	head   int // index of the oldest frame once tail is full
+	tail   tail
 	subs   map[*subscriber]struct{}
 	used   time.Time // last send or subscription, for eviction
 
@@ -67,16 +68,21 @@ type hub struct {
 	// one bridge never share a log.
 	prefix string
 
+	// tailBytes is what every channel's tail caches, against
+	// replay_buffer_total_bytes.
+	tailBytes atomic.Int64
+
 	mu       sync.Mutex
 	channels map[string]*channel
 	clients  int
+	perAddr  map[string]int // open streams by client address
 	closed   bool
 }
 
 func newHub(cfg SSEConfig, m sseMetrics, log ports.StreamLog, sender string) *hub {
 	base, cancel := context.WithCancel(context.Background())
 	h := &hub{cfg: cfg, m: m, log: log, base: base, cancel: cancel, prefix: sender + logKeySep,
-		dirty: newDirtySet(), channels: map[string]*channel{}}
+		dirty: newDirtySet(), channels: map[string]*channel{}, perAddr: map[string]int{}}
 	h.reqs.New = func() any { return &appendReq{done: make(chan error, 1)} }
 	return h
 }
@@ -94,12 +100,21 @@ var (
 	errTooMany    = fault.ErrUnavailable.WithMessage("sse sender is at max_channels and every channel is busy")
 	errNoListener = fault.ErrUnavailable.WithMessage("sse channel has no subscriber")
 	errMaxClients = fault.ErrUnavailable.WithMessage("sse sender is at max_clients")
+	errChanFull   = fault.ErrUnavailable.WithMessage("sse channel is at max_subscribers_per_channel")
+	errAddrFull   = fault.ErrThrottled.WithMessage("sse sender is at max_clients_per_address for this client address")
 )
+
+// tailLimits are the bounds of every channel's tail.
+func (h *hub) tailLimits() tailLimits {
+	return tailLimits{events: h.cfg.ReplayBuffer, bytes: h.cfg.ReplayBufferBytes, totalBytes: h.cfg.ReplayBufferTotalBytes}
+}
 
 // channel returns the named channel, locked and loaded, creating it (and
 // evicting the least recently used idle channel when at MaxChannels).
-// A channel found evicted once locked is looked up again.
-func (h *hub) channel(ctx context.Context, name string) (*channel, error) {
+// A channel found evicted once locked is looked up again. A subscription
+// (bySubscriber) only evicts channels whose tail is empty, so that
+// subscribing to made-up names never costs a channel its cached events.
+func (h *hub) channel(ctx context.Context, name string, bySubscriber bool) (*channel, error) {
 	for {
 		now := time.Now()
 		h.mu.Lock()
@@ -109,11 +124,11 @@ func (h *hub) channel(ctx context.Context, name string) (*channel, error) {
 		}
 		ch := h.channels[name]
 		if ch == nil {
-			if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked() {
+			if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked(bySubscriber) {
 				h.mu.Unlock()
 				return nil, errTooMany
 			}
-			ch = &channel{name: name, subs: map[*subscriber]struct{}{}, used: now}
+			ch = &channel{name: name, subs: map[*subscriber]struct{}{}, used: now, tail: tail{total: &h.tailBytes}}
 			h.channels[name] = ch
 		}
 		h.mu.Unlock()
@@ -129,40 +144,57 @@ func (h *hub) channel(ctx context.Context, name string) (*channel, error) {
 				return nil, logError("cannot read the replay log", err)
 			}
 			ch.first, ch.last, ch.loaded = span.First, span.Last, true
-			// Bounds may have changed since the log was last trimmed.
-			h.dirty.add(name)
+			if span.Last > 0 {
+				// Bounds may have changed since the log was last
+				// trimmed. A log that never had an event has nothing to
+				// trim, and a subscription to a made-up name must not
+				// make the trimmer write to the store.
+				h.dirty.add(name)
+			}
 		}
 		return ch, nil
 	}
 }
 
 // evictLocked drops the least recently used channel that nobody
-// subscribes to, sends to or is loading. Its log stays in the store.
-// h.mu is held.
-func (h *hub) evictLocked() bool {
+// subscribes to, sends to or is loading, preferring one with an empty
+// tail; onlyHollow allows no other. Its log stays in the store. h.mu is
+// held.
+func (h *hub) evictLocked(onlyHollow bool) bool {
 	var victim *channel
 	var victimUsed time.Time
+	victimHollow := false
 	for _, ch := range h.channels {
 		if !ch.mu.TryLock() {
 			continue // busy: loading or publishing
 		}
-		idle, used := len(ch.subs) == 0 && !ch.appending && len(ch.pending) == 0, ch.used
+		idle, used, hollow := ch.idle(), ch.used, ch.tail.len() == 0
 		ch.mu.Unlock()
-		if idle && (victim == nil || used.Before(victimUsed)) {
-			victim, victimUsed = ch, used
+		if !idle || (onlyHollow && !hollow) {
+			continue
+		}
+		if victim == nil || (hollow && !victimHollow) || (hollow == victimHollow && used.Before(victimUsed)) {
+			victim, victimUsed, victimHollow = ch, used, hollow
 		}
 	}
 	if victim == nil || !victim.mu.TryLock() {
 		return false
 	}
 	defer victim.mu.Unlock()
-	if len(victim.subs) > 0 || victim.appending || len(victim.pending) > 0 {
+	if !victim.idle() {
 		return false
 	}
 	victim.evicted = true
+	victim.tail.clear()
 	delete(h.channels, victim.name)
 	h.m.evicted.Add(1)
 	return true
+}
+
+// idle reports whether nobody subscribes to or sends to ch. ch.mu is
+// held.
+func (ch *channel) idle() bool {
+	return len(ch.subs) == 0 && !ch.appending && len(ch.pending) == 0
 }
 
 // encodeFrame renders one event. data holds no line breaks: it is compact
@@ -176,44 +208,6 @@ func encodeFrame(id uint64, data []byte) []byte {
 	return append(b, "\n\n"...)
 }
 
-// push adds f, the event after the newest, to the tail, dropping the
-// oldest frame when the tail holds capacity frames.
-func (ch *channel) push(f *frame, capacity int) {
-	if capacity <= 0 {
-		return
-	}
-	if len(ch.tail) < capacity {
-		ch.tail = append(ch.tail, f)
-		return
-	}
-	ch.tail[ch.head] = f
-	ch.head = (ch.head + 1) % len(ch.tail)
-}
-
-// tailFirst is the id of the oldest frame in the tail, or 0 when empty.
-func (ch *channel) tailFirst() uint64 {
-	if len(ch.tail) == 0 {
-		return 0
-	}
-	return ch.tail[ch.head].id
-}
-
-// tailAfter returns the tail's frames with an id above after, oldest
-// first.
-func (ch *channel) tailAfter(after uint64) []*frame {
-	n := len(ch.tail)
-	var out []*frame
-	for i := range n {
-		if f := ch.tail[(ch.head+i)%n]; f.id > after {
-			if out == nil {
-				out = make([]*frame, 0, n-i)
-			}
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // dropBelow records that the log no longer keeps events before first and
 // drops them from the tail.
 func (ch *channel) dropBelow(first uint64) {
@@ -221,33 +215,48 @@ func (ch *channel) dropBelow(first uint64) {
 		return
 	}
 	ch.first = first
-	if tf := ch.tailFirst(); tf != 0 && tf < first {
-		kept := ch.tailAfter(first - 1)
-		ch.tail, ch.head = kept, 0
-	}
+	ch.tail.dropBelow(first)
 }
 
 // reset forgets the tail and disconnects every subscriber, for a log
 // whose numbering no longer follows what this process saw. The clients
 // reconnect and resume from the log.
 func (ch *channel) reset() {
-	ch.tail, ch.head = nil, 0
+	ch.tail.clear()
 	for s := range ch.subs {
 		delete(ch.subs, s)
 		s.kick()
 	}
 }
 
-// unsubscribe removes a stream that ended.
+// unsubscribe removes a stream that ended. A channel left idle with an
+// empty tail is dropped from the hub at once: it holds nothing worth
+// keeping, and subscriptions to made-up names must not pile up.
 func (h *hub) unsubscribe(ch *channel, s *subscriber) {
-	h.mu.Lock()
-	h.clients--
-	h.mu.Unlock()
 	ch.mu.Lock()
 	delete(ch.subs, s)
 	ch.used = time.Now()
 	ch.mu.Unlock()
 	h.m.subscribers.Add(-1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.releaseLocked(s.addr)
+	if h.channels[ch.name] != ch || !ch.mu.TryLock() {
+		return // gone already, or busy: eviction handles it later
+	}
+	defer ch.mu.Unlock()
+	if ch.idle() && ch.tail.len() == 0 {
+		ch.evicted = true
+		delete(h.channels, ch.name)
+	}
+}
+
+// releaseLocked gives back a client slot taken for addr. h.mu is held.
+func (h *hub) releaseLocked(addr string) {
+	h.clients--
+	if h.perAddr[addr]--; h.perAddr[addr] <= 0 {
+		delete(h.perAddr, addr)
+	}
 }
 
 // close refuses further sends and subscriptions, ends every stream and

@@ -279,7 +279,7 @@ func TestSSEConcurrentSendsAreAppendedInBatchesInOrder(t *testing.T) {
 		})
 	}
 	waitFor(ctx, t, "sends queued behind the first append", func() bool {
-		ch, err := s.hub.channel(ctx, "a")
+		ch, err := s.hub.channel(ctx, "a", false)
 		if err != nil {
 			return false
 		}

@@ -49,25 +49,39 @@ type replayPlan struct {
 	first     uint64
 }
 
-// subscribe registers a stream on the named channel and returns it with
-// its replay plan.
-func (h *hub) subscribe(ctx context.Context, name string, mode startMode, last uint64) (*channel, *subscriber, replayPlan, error) {
+// subscribe registers a stream of the client at addr on the named
+// channel and returns it with its replay plan. It refuses it when the
+// sender, the client's address or the channel has all the streams it may.
+func (h *hub) subscribe(ctx context.Context, name, addr string, mode startMode, last uint64) (*channel, *subscriber, replayPlan, error) {
 	h.mu.Lock()
-	if h.clients >= h.cfg.MaxClients {
+	switch {
+	case h.clients >= h.cfg.MaxClients:
 		h.mu.Unlock()
 		return nil, nil, replayPlan{}, errMaxClients
+	case h.perAddr[addr] >= h.cfg.MaxClientsPerAddress:
+		h.mu.Unlock()
+		return nil, nil, replayPlan{}, errAddrFull
 	}
 	h.clients++ // reserved; given back on failure
+	h.perAddr[addr]++
 	h.mu.Unlock()
-	ch, err := h.channel(ctx, name)
-	if err != nil {
+	giveBack := func() {
 		h.mu.Lock()
-		h.clients--
+		h.releaseLocked(addr)
 		h.mu.Unlock()
+	}
+	ch, err := h.channel(ctx, name, true)
+	if err != nil {
+		giveBack()
 		return nil, nil, replayPlan{}, err
 	}
+	if len(ch.subs) >= h.cfg.MaxSubscribersPerChannel {
+		ch.mu.Unlock()
+		giveBack()
+		return nil, nil, replayPlan{}, errChanFull
+	}
 	defer ch.mu.Unlock()
-	s := &subscriber{queue: make(chan *frame, h.cfg.ClientBuffer), kicked: make(chan struct{})}
+	s := &subscriber{queue: make(chan *frame, h.cfg.ClientBuffer), kicked: make(chan struct{}), addr: addr}
 	p := replayPlan{upTo: ch.last, first: ch.first, requested: last}
 	switch mode {
 	case startLive:
@@ -84,10 +98,10 @@ func (h *hub) subscribe(ctx context.Context, name string, mode startMode, last u
 		}
 	}
 	if p.after < p.upTo {
-		if tf := ch.tailFirst(); tf != 0 && tf <= p.after+1 {
+		if tf := ch.tail.first(); tf != 0 && tf <= p.after+1 {
 			// The tail starts at or after the log's first event, so
 			// nothing in between is missing.
-			p.frames = ch.tailAfter(p.after)
+			p.frames = ch.tail.after(p.after)
 			p.checkGap = false
 			h.m.replayed.Add(float64(len(p.frames)))
 		} else {

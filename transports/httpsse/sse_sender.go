@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,6 +149,9 @@ func (s *SSESender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	}
 	if err := checkChannel(name); err != nil {
 		return fault.ErrInvalidConfig.WithMessage("sse send: " + err.Error())
+	}
+	if !s.cfg.channelAllowed(name) {
+		return fault.ErrInvalidConfig.WithMessage("sse send: channel " + strconv.Quote(name) + " is not matched by allowed_channels")
 	}
 	data, err := MarshalEnvelope(msg.Envelope)
 	if err != nil {

@@ -43,6 +43,11 @@ func (s *SSESender) serveStream(w http.ResponseWriter, req *http.Request) {
 		writeRefusal(w, http.StatusBadRequest, fault.CodeInvalidTopic, err.Error()+"; subscribe to "+s.cfg.Path+"/{channel}")
 		return
 	}
+	if !s.cfg.channelAllowed(name) {
+		// 404 also tells an EventSource to stop reconnecting.
+		writeRefusal(w, http.StatusNotFound, fault.CodeNotFound, "no such channel")
+		return
+	}
 	mode := startLive
 	last, resume := lastEventID(req)
 	switch {
@@ -51,10 +56,14 @@ func (s *SSESender) serveStream(w http.ResponseWriter, req *http.Request) {
 	case s.cfg.channel(name).replayFrom == ReplayFromEarliest:
 		mode = startEarliest
 	}
-	ch, sub, plan, err := s.hub.subscribe(req.Context(), name, mode, last)
+	ch, sub, plan, err := s.hub.subscribe(req.Context(), name, clientAddr(req), mode, last)
 	if err != nil {
+		status := http.StatusServiceUnavailable
+		if err == errAddrFull {
+			status = http.StatusTooManyRequests
+		}
 		w.Header().Set("Retry-After", "1")
-		writeRefusal(w, http.StatusServiceUnavailable, fault.CodeOf(err), err.Error())
+		writeRefusal(w, status, fault.CodeOf(err), err.Error())
 		return
 	}
 	defer s.hub.unsubscribe(ch, sub)

@@ -162,7 +162,7 @@ func TestSSESlowClientDisconnected(t *testing.T) {
 	s := newTestSSE(t, SSEConfig{ClientBuffer: 4}, WithMeter(meter), WithName("live"))
 	// The slow client is subscribed straight on the hub: nothing drains
 	// its queue, which is what a stalled connection looks like.
-	ch, slow, _, err := s.hub.subscribe(ctx, "room", startLive, 0)
+	ch, slow, _, err := s.hub.subscribe(ctx, "room", "192.0.2.1", startLive, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
