@@ -193,9 +193,19 @@ func parseCursor(cursor string) (uint64, error) {
 	}
 	seq, err := strconv.ParseUint(cursor, 10, 64)
 	if err != nil {
-		return 0, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("invalid DLQ cursor %q", cursor))
+		return 0, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("invalid DLQ cursor %q", clip(cursor)))
 	}
 	return seq, nil
+}
+
+// clip shortens a client's input for an error message, so that a huge or
+// hostile value is not echoed whole.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }
 
 func notFound(id string) error {

@@ -68,5 +68,15 @@ func decodeCursor(c string) (int64, error) {
 			}
 		}
 	}
-	return 0, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("invalid DLQ cursor %q", c))
+	return 0, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("invalid DLQ cursor %q", clip(c)))
+}
+
+// clip shortens a client's input for an error message, so that a huge or
+// hostile value is not echoed whole.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }
