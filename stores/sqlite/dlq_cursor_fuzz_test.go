@@ -12,7 +12,7 @@ import (
 // canonical encoding decodes to the same number, or is refused with an
 // INVALID_CONFIG error whose message stays short whatever the input.
 func FuzzDecodeCursor(f *testing.F) {
-	for _, s := range []string{"", encodeCursor(1), encodeCursor(1<<62), "garbage", "ZGxxMTotNQ", "ZGxxMTow", "dlq1:5", "====", "ZGxxMTox\x00"} {
+	for _, s := range []string{"", encodeCursor(1), encodeCursor(1 << 62), "garbage", "ZGxxMTotNQ", "ZGxxMTow", "dlq1:5", "====", "ZGxxMTox\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, c string) {
