@@ -129,7 +129,8 @@ func findComponent(cs []Component, id string) *Component {
 }
 
 // restartReasons lists the changed settings that only a restart applies.
-// API keys are not among them: they are read on every request.
+// The API keys, their overlap and the posted-reference list are not among
+// them: a reload applies them.
 func restartReasons(old, new *File) []Warning {
 	var ws []Warning
 	add := func(path, format string, args ...any) {
@@ -156,7 +157,8 @@ func restartReasons(old, new *File) []Warning {
 		add("http", "the running listeners keep serving after the http block is removed; restart to apply")
 	case old.HTTP != nil:
 		o, n := *old.HTTP, *new.HTTP
-		o.AdminAPIKey, o.MonitorAPIKey = n.AdminAPIKey, n.MonitorAPIKey
+		o.AdminAPIKey, o.MonitorAPIKey, o.APIKeyOverlap = n.AdminAPIKey, n.MonitorAPIKey, n.APIKeyOverlap
+		o.PostedConfigRefs = n.PostedConfigRefs
 		fields("http", o, n, httpWhy)
 	}
 	return ws

@@ -41,8 +41,24 @@
 // other text; "$${" is a literal "${". References are resolved at load,
 // including inside settings and in override values. A missing variable or
 // unreadable file is a Problem naming the path and the reference, never a
-// value. Values from references are never printed in problems and are
-// replaced by "<redacted>" in Redacted.
+// value. Values from references are never printed in problems or warnings
+// (File.Scrub hides them in any other message) and are replaced by
+// "<redacted>" in Redacted.
+//
+// A document that did not come from the operator's own file, such as one
+// posted to the admin API, is parsed with WithAllowedRefs: a reference it
+// holds resolves only when the list names it ("env:NAME", "file:/path",
+// from http.posted_config_refs); any other is a Problem naming the
+// reference, and nothing is read for it.
+//
+// # Redaction
+//
+// Redacted renders the configuration for the admin API with secrets
+// hidden: fields marked secret (the model's secret:"true" tags, and plugin
+// settings whose schema carries "x-secret"/"writeOnly", which the registry
+// derives from the same tag), values from references, settings whose key
+// names a credential, and URL passwords and credential query values in any
+// string (RedactText).
 //
 // # Validation
 //

@@ -26,6 +26,12 @@ type options struct {
 	readFile  func(string) ([]byte, error)
 	hostname  func() (string, error)
 	noDefault bool
+
+	// restrictRefs limits references to allowedRefs (WithAllowedRefs).
+	restrictRefs bool
+	allowedRefs  map[string]bool
+	// resolved collects the values references resolved to, for Scrub.
+	resolved []string
 }
 
 func buildOptions(opts []Option) *options {
@@ -121,9 +127,11 @@ func parse(data []byte, o *options) (f *File, err error) {
 	f = &File{secrets: map[string]bool{}}
 	d := &decoder{probs: probs, secrets: f.secrets}
 	d.structure("", root, reflect.ValueOf(f).Elem())
+	scrubProblems(o.resolved, probs.list)
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
+	f.secretValues = o.resolved
 	if !o.noDefault {
 		f.applyDefaults(o)
 	}

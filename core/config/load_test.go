@@ -206,7 +206,7 @@ http:
 	if f.HTTP.AdminAPIKey != "0123456789abcdef-from-file" || f.HTTP.MonitorAPIKey != "monitor-key-0123456" {
 		t.Errorf("keys: %q %q", f.HTTP.AdminAPIKey, f.HTTP.MonitorAPIKey)
 	}
-	red := f.Redacted()
+	red := f.Redacted(nil)
 	wantRed := map[string]any{
 		"url": RedactedValue, "password": RedactedValue, "literal": "${env:NOT_A_REF}",
 		"plain_token": RedactedValue, "port": RedactedValue,

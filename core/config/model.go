@@ -30,6 +30,9 @@ type File struct {
 	// secrets records the paths of values that came from a ${env:} or
 	// ${file:} reference, so Redacted can hide them.
 	secrets map[string]bool
+	// secretValues are the values those references resolved to, which
+	// Scrub hides in messages.
+	secretValues []string
 }
 
 // Deployment shapes accepted in Bridge.Deployment.

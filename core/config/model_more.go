@@ -170,10 +170,19 @@ type HTTP struct {
 	AdminAddr string `yaml:"admin_addr"`
 	// MonitorAddr is the monitor listen address (:8081).
 	MonitorAddr string `yaml:"monitor_addr"`
-	// AdminAPIKey is required, at least 16 characters.
-	AdminAPIKey string `yaml:"admin_api_key"`
+	// AdminAPIKey is required, at least 16 characters. A reload applies a
+	// changed key at once.
+	AdminAPIKey string `yaml:"admin_api_key" secret:"true"`
 	// MonitorAPIKey is optional (the admin key works too).
-	MonitorAPIKey string `yaml:"monitor_api_key"`
+	MonitorAPIKey string `yaml:"monitor_api_key" secret:"true"`
+	// APIKeyOverlap is how long a key that a reload replaced is still
+	// accepted, so that clients can switch over (0: refused at once).
+	APIKeyOverlap time.Duration `yaml:"api_key_overlap"`
+	// PostedConfigRefs lists the ${env:} and ${file:} references that a
+	// document posted to the admin API may use, written "env:NAME" or
+	// "file:/path". Empty refuses every reference in a posted document.
+	// Only the configuration file the process reads from disk sets it.
+	PostedConfigRefs []string `yaml:"posted_config_refs"`
 	// CORSOrigins lists allowed origins; "*" is rejected.
 	CORSOrigins []string `yaml:"cors_origins"`
 	// TLSCertFile and TLSKeyFile enable HTTPS when both are set.

@@ -86,7 +86,16 @@ func pluginSchema(generic map[string]any, types map[string]json.RawMessage) map[
 	return map[string]any{"oneOf": branches}
 }
 
-// typeSchema describes a model type from its fields' yaml and enum tags.
+// markSecret marks a property schema as a secret: "writeOnly" (JSON
+// Schema's own word: a value one sets but never reads back) and "x-secret",
+// which Redacted and editors act on.
+func markSecret(s map[string]any) {
+	s["writeOnly"] = true
+	s["x-secret"] = true
+}
+
+// typeSchema describes a model type from its fields' yaml, enum and secret
+// tags.
 func typeSchema(t reflect.Type) map[string]any {
 	switch t {
 	case durationType():
@@ -124,6 +133,9 @@ func typeSchema(t reflect.Type) map[string]any {
 			s := typeSchema(f.Type)
 			if enum := f.Tag.Get("enum"); enum != "" {
 				s["enum"] = strings.Split(enum, ",")
+			}
+			if f.Tag.Get("secret") == "true" {
+				markSecret(s)
 			}
 			props[key] = s
 		}

@@ -91,6 +91,18 @@ func TestDiff(t *testing.T) {
 		{"processor settings", func(f *File) { f.Processors["p1"] = Processor{Type: "filter", Settings: map[string]any{"a": 1}} }, ReloadPlan{Changed: []string{"r0"}}},
 		{"unused sender", func(f *File) { f.Senders[1].Type = "other" }, ReloadPlan{}},
 		{"api key rotation", func(f *File) { f.HTTP.AdminAPIKey = "another-key-0123456" }, ReloadPlan{}},
+		{"key overlap and posted refs are applied by a reload", func(f *File) {
+			f.HTTP.MonitorAPIKey = "monitor-key-0123456"
+			f.HTTP.APIKeyOverlap = time.Hour
+			f.HTTP.PostedConfigRefs = []string{"env:X"}
+		}, ReloadPlan{}},
+		{"cors and tls need a restart", func(f *File) {
+			f.HTTP.CORSOrigins = []string{"https://ops"}
+			f.HTTP.TLSCertFile, f.HTTP.TLSKeyFile = "c", "k"
+		}, ReloadPlan{RestartRequired: []Warning{
+			{"http.cors_origins", "the admin and monitor listeners are bound at start; restart to apply"},
+			{"http.tls_cert_file", "the admin and monitor listeners are bound at start; restart to apply"},
+			{"http.tls_key_file", "the admin and monitor listeners are bound at start; restart to apply"}}}},
 		{"http address", func(f *File) { f.HTTP.AdminAddr = ":9999" }, ReloadPlan{RestartRequired: []Warning{
 			{"http.admin_addr", "the admin and monitor listeners are bound at start; restart to apply"}}}},
 		{"http removed", func(f *File) { f.HTTP = nil }, ReloadPlan{RestartRequired: []Warning{

@@ -56,11 +56,16 @@ func resolveString(s, path string, o *options, probs *problems) (string, bool) {
 	out := secretRef.ReplaceAllStringFunc(s, func(ref string) string {
 		found = true
 		m := secretRef.FindStringSubmatch(ref)
+		if !o.refAllowed(m[1], m[2]) {
+			probs.addf(path, "secret %s: references in a posted document are refused unless http.posted_config_refs of the configuration file lists %q", ref, m[1]+":"+m[2])
+			return ""
+		}
 		v, err := o.secret(m[1], m[2])
 		if err != nil {
 			probs.addf(path, "secret %s: %v", ref, err)
 			return ""
 		}
+		o.resolved = append(o.resolved, v)
 		return v
 	})
 	if !found {

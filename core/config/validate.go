@@ -58,6 +58,10 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 		}
 	}
 	sortWarnings(v.warns)
+	scrubProblems(f.secretValues, v.probs.list)
+	for i := range v.warns {
+		v.warns[i].Message = scrub(f.secretValues, v.warns[i].Message)
+	}
 	return v.warns, v.probs.err()
 }
 

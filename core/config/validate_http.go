@@ -21,6 +21,14 @@ func (v *validator) http() {
 	if n := utf8.RuneCountInString(h.MonitorAPIKey); h.MonitorAPIKey != "" && n < MinAPIKeyLength {
 		v.addf("http.monitor_api_key", "must be at least %d characters, got %d", MinAPIKeyLength, n)
 	}
+	if h.APIKeyOverlap < 0 {
+		v.addf("http.api_key_overlap", "must not be negative, got %s", h.APIKeyOverlap)
+	}
+	for i, r := range h.PostedConfigRefs {
+		if !validRefName(r) {
+			v.addf(index("http.posted_config_refs", i), "%q is not a reference: write env:NAME or file:/absolute/path", r)
+		}
+	}
 	if (h.TLSCertFile == "") != (h.TLSKeyFile == "") {
 		path, missing := "http.tls_key_file", "tls_key_file"
 		if h.TLSCertFile == "" {

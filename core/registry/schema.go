@@ -59,7 +59,8 @@ func typeSchema(t reflect.Type, depth int) map[string]any {
 }
 
 // addFields adds t's yaml-tagged fields to props; untagged embedded
-// structs contribute their own fields, as the decoder reads them.
+// structs contribute their own fields, as the decoder reads them. A field
+// tagged secret:"true" is marked "writeOnly" and "x-secret".
 func addFields(t reflect.Type, props map[string]any, depth int) {
 	for f := range t.Fields() {
 		if !f.IsExported() {
@@ -76,6 +77,13 @@ func addFields(t reflect.Type, props map[string]any, depth int) {
 			}
 			name = strings.ToLower(f.Name)
 		}
-		props[name] = typeSchema(f.Type, depth+1)
+		s := typeSchema(f.Type, depth+1)
+		if f.Tag.Get("secret") == "true" {
+			// A secret: set in the file, never shown back. The admin API
+			// redacts what carries these marks.
+			s["writeOnly"] = true
+			s["x-secret"] = true
+		}
+		props[name] = s
 	}
 }

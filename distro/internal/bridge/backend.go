@@ -189,7 +189,7 @@ func (b *Bridge) Redrive(ctx context.Context, entryID string) (string, error) {
 func (b *Bridge) Config(context.Context) map[string]any {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.file.Redacted()
+	return b.file.Redacted(nil)
 }
 
 // ValidateConfig checks a document without applying it.
