@@ -34,10 +34,10 @@ func newKeyring(admin, monitor string) keyring {
 	return k
 }
 
-// allows reports whether the presented key grants sc. Both digests are
-// always compared so that timing says nothing about which key matched.
-func (k keyring) allows(sc scope, presented string) bool {
-	d := sha256.Sum256([]byte(presented))
+// allowsDigest reports whether a key whose SHA-256 digest is d grants sc.
+// Both digests are always compared so that timing says nothing about
+// which key matched.
+func (k keyring) allowsDigest(sc scope, d [sha256.Size]byte) bool {
 	admin := subtle.ConstantTimeCompare(d[:], k.admin[:]) == 1 && k.hasAdmin
 	monitor := subtle.ConstantTimeCompare(d[:], k.monitor[:]) == 1 && k.hasMonitor
 	switch sc {
@@ -68,7 +68,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, sc scope) boo
 		return true
 	}
 	tok, presented := bearer(r)
-	if presented && s.keys().allows(sc, tok) {
+	if presented && s.allows(sc, tok) {
 		return true
 	}
 	challenge := `Bearer realm="gobridge"`
@@ -82,10 +82,12 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, sc scope) boo
 	return false
 }
 
-// keys returns the keyring in force for this request.
-func (s *Server) keys() keyring {
+// allows reports whether presented grants sc: against the KeySource's
+// keys when one is set, else against the keys in force and those a
+// rotation replaced whose overlap has not ended.
+func (s *Server) allows(sc scope, presented string) bool {
 	if s.cfg.KeySource == nil {
-		return s.static
+		return s.keyset.allows(sc, presented)
 	}
-	return newKeyring(s.cfg.KeySource())
+	return newKeyring(s.cfg.KeySource()).allowsDigest(sc, sha256.Sum256([]byte(presented)))
 }

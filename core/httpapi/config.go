@@ -38,7 +38,8 @@ type Config struct {
 	AdminAPIKey, MonitorAPIKey string
 	// KeySource, when set, is asked for the keys on every request, so a
 	// rotated secret takes effect without a restart; the static keys are
-	// then ignored. An empty admin key from it refuses every request.
+	// then ignored and RotateKeys is refused. An empty admin key from it
+	// refuses every request.
 	KeySource func() (adminKey, monitorKey string)
 	// CORSOrigins lists the browser origins allowed to call the APIs
 	// ("https://ops.example.com"); "*" is refused.
@@ -46,6 +47,9 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile enable HTTPS on both listeners; set both
 	// or neither.
 	TLSCertFile, TLSKeyFile string
+	// Now is the clock that ends the overlap of rotated keys (see
+	// Server.RotateKeys); nil means time.Now.
+	Now func() time.Time
 	// Logger receives server errors; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -13,5 +13,7 @@
 // Authentication is a bearer key. The admin API accepts only the admin key;
 // the monitor API accepts the monitor key or the admin key, except for the
 // health, live and ready probes, which are open. Keys are compared in
-// constant time on their SHA-256 digests.
+// constant time on their SHA-256 digests. Server.RotateKeys replaces the
+// keys of a running server, which is how a configuration reload applies
+// new keys; the keys it replaces stay valid for a chosen overlap.
 package httpapi

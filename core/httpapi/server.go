@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 )
@@ -18,7 +19,7 @@ type Server struct {
 	cfg     Config
 	b       Backend
 	log     *slog.Logger
-	static  keyring
+	keyset  *keySet
 	origins map[string]struct{}
 
 	admin, monitor http.Handler
@@ -44,7 +45,12 @@ func New(cfg Config, b Backend) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, b: b, log: cfg.Logger, static: newKeyring(cfg.AdminAPIKey, cfg.MonitorAPIKey)}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Server{cfg: cfg, b: b, log: cfg.Logger,
+		keyset: &keySet{now: now, current: newKeyring(cfg.AdminAPIKey, cfg.MonitorAPIKey)}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
