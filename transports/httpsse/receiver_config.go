@@ -62,7 +62,7 @@ type ReceiverConfig struct {
 	// BearerKeys, when not empty, makes every POST present
 	// "Authorization: Bearer <key>" with one of these keys; others get
 	// 401. Several keys allow rotation.
-	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys"`
+	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys" secret:"true"`
 	// AllowOrigins lists the web origins whose pages may post from a
 	// browser across origins (CORS); "*" allows any. A browser request
 	// from any other origin gets 403, and without bearer keys so does a

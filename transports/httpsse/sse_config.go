@@ -116,7 +116,7 @@ type SSEConfig struct {
 	// BearerKeys, when not empty, makes subscribers present one of these
 	// keys, as "Authorization: Bearer <key>" or, for browsers, whose
 	// EventSource cannot set headers, as ?access_token=<key>.
-	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys"`
+	BearerKeys []string `yaml:"bearer_keys" json:"bearer_keys" secret:"true"`
 	// AllowOrigins lists the origins whose pages may subscribe from
 	// another origin (CORS); "*" allows any. Empty: same origin only.
 	AllowOrigins []string `yaml:"allow_origins" json:"allow_origins"`

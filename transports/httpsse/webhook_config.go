@@ -38,7 +38,7 @@ type WebhookConfig struct {
 	MaxBatchSize int `yaml:"max_batch_size" json:"max_batch_size"`
 	// Headers are set on every request, for example an Authorization
 	// header the endpoint expects.
-	Headers map[string]string `yaml:"headers" json:"headers"`
+	Headers map[string]string `yaml:"headers" json:"headers" secret:"true"`
 	// HeaderMap sends envelope headers as HTTP headers, renamed: the key
 	// is the envelope header, the value the HTTP header name. It applies
 	// to both body modes.
@@ -52,7 +52,7 @@ type WebhookConfig struct {
 	// SigningSecret, when set, signs every body: the SignatureHeader
 	// carries "sha256=" and the lower-case hex HMAC-SHA256 of the exact
 	// body bytes, keyed with this secret.
-	SigningSecret string `yaml:"signing_secret" json:"signing_secret"`
+	SigningSecret string `yaml:"signing_secret" json:"signing_secret" secret:"true"`
 	// SignatureHeader names the signature header
 	// ("X-Gobridge-Signature-256").
 	SignatureHeader string `yaml:"signature_header" json:"signature_header"`

@@ -36,7 +36,7 @@ type SessionConfig struct {
 	ClientID string `yaml:"client_id" json:"client_id"`
 	// Username and Password authenticate the connection (none).
 	Username string `yaml:"username" json:"username"`
-	Password string `yaml:"password" json:"password"`
+	Password string `yaml:"password" json:"password" secret:"true"`
 	// TLS configures mqtts/ssl/tls and wss URLs.
 	TLS TLSConfig `yaml:"tls" json:"tls"`
 	// KeepAlive is the MQTT keep-alive (30s, whole seconds, at most 65535s).
