@@ -58,7 +58,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := bridge.Options{
 		Registry: reg, Logger: log, Meter: meter, MetricsHandler: metrics, DataDir: *dataDir,
 		Version: strings.TrimSpace(strings.SplitN(versionReport(), "\n", 2)[0]),
-		Parse:   func(y []byte) (*config.File, error) { return config.Parse(y) },
+		Parse:   config.Parse,
 	}
 	if *path != "" {
 		opts.Reread = load
@@ -73,6 +73,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("cannot start the admin and monitor API", "err", err)
 		_ = b.Close(context.WithoutCancel(ctx))
 		return exitFailed
+	}
+	if api != nil {
+		b.UseAPI(api) // a reload applies changed API keys to the running server
 	}
 	stopHUP := watchSIGHUP(ctx, b, log)
 	defer stopHUP()

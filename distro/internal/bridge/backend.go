@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/config"
@@ -143,6 +144,9 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 		}
 		dh.Components = append(dh.Components, c)
 	}
+	for _, w := range config.Diff(b.boot, b.file).RestartRequired {
+		dh.RestartRequired = append(dh.RestartRequired, w.Path)
+	}
 	return dh
 }
 
@@ -185,11 +189,12 @@ func (b *Bridge) Redrive(ctx context.Context, entryID string) (string, error) {
 	return rr.rt.Redrive(ctx, entryID)
 }
 
-// Config returns the running configuration, secrets redacted.
+// Config returns the running configuration, secrets redacted by the
+// plugins' schemas.
 func (b *Bridge) Config(context.Context) map[string]any {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.file.Redacted(nil)
+	return b.file.Redacted(b.schemas)
 }
 
 // ValidateConfig checks a document without applying it.
@@ -203,13 +208,16 @@ func (b *Bridge) ValidateConfig(_ context.Context, yaml []byte) httpapi.Validati
 	return res
 }
 
-// Reload applies a document, or re-reads the file when yaml is empty.
+// Reload applies a document, or re-reads the file when yaml is empty. Only
+// a re-read file may change http.posted_config_refs; no error or problem
+// quotes a value a reference resolved to.
 func (b *Bridge) Reload(ctx context.Context, yaml []byte) (httpapi.ReloadResult, error) {
 	var (
 		nf  *config.File
 		err error
 	)
-	if len(yaml) == 0 {
+	reread := len(yaml) == 0
+	if reread {
 		if b.opts.Reread == nil {
 			return httpapi.ReloadResult{}, fault.ErrNotSupported.WithMessage("this bridge runs the embedded configuration; send a document to reload")
 		}
@@ -222,9 +230,17 @@ func (b *Bridge) Reload(ctx context.Context, yaml []byte) (httpapi.ReloadResult,
 	if err != nil {
 		return httpapi.ReloadResult{Problems: problemsOf(err)}, fault.ErrInvalidConfig.WithMessage("the configuration was refused").Wrap(err)
 	}
+	b.mu.Lock()
+	running := b.file
+	b.mu.Unlock()
 	rep, err := b.ReloadFile(ctx, nf)
 	if err != nil {
-		return httpapi.ReloadResult{}, err
+		return httpapi.ReloadResult{}, sanitize(err, nf, running)
+	}
+	if reread {
+		b.mu.Lock()
+		b.trustedRefs = postedRefs(nf)
+		b.mu.Unlock()
 	}
 	res := httpapi.ReloadResult{Generation: rep.Generation, Added: rep.Added, Removed: rep.Removed, Changed: rep.Changed,
 		RestartRequired: []httpapi.Problem{}}
@@ -237,15 +253,31 @@ func (b *Bridge) Reload(ctx context.Context, yaml []byte) (httpapi.ReloadResult,
 // Metrics serves the Prometheus exposition, or nil.
 func (b *Bridge) Metrics() http.Handler { return b.opts.MetricsHandler }
 
+// parseAndValidate reads a posted document: its references resolve only
+// when the trusted allow-list names them, and it may not change that list.
 func (b *Bridge) parseAndValidate(yaml []byte) (*config.File, []config.Warning, error) {
 	if b.opts.Parse == nil {
 		return nil, nil, fault.ErrNotSupported.WithMessage("this bridge cannot parse configuration documents")
 	}
-	f, err := b.opts.Parse(yaml)
+	b.mu.Lock()
+	allowed := slices.Clone(b.trustedRefs)
+	b.mu.Unlock()
+	f, err := b.opts.Parse(yaml, config.WithAllowedRefs(allowed))
 	if err != nil {
 		return nil, nil, err
 	}
+	b.mu.Lock()
+	refused := b.refsChange(f)
+	b.mu.Unlock()
 	warns, err := Validate(f, b.opts.Registry, sortedKeys(b.opts.Processors))
+	if len(refused) > 0 {
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			refused = append(slices.Clone(ps), refused...)
+		}
+		all := config.Problems(refused)
+		return f, warns, &all
+	}
 	return f, warns, err
 }
 

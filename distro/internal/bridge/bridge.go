@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,8 +33,11 @@ type Options struct {
 	// Reread returns the configuration file again for a reload without a
 	// body (SIGHUP or an empty reload request). Nil refuses such reloads.
 	Reread func() (*config.File, error)
-	// Parse reads a configuration document sent to the admin API.
-	Parse func(yaml []byte) (*config.File, error)
+	// Parse reads a configuration document sent to the admin API. The
+	// bridge passes config.WithAllowedRefs with the running file's
+	// http.posted_config_refs, so that a posted document resolves only the
+	// references the operator listed.
+	Parse func(yaml []byte, opts ...config.Option) (*config.File, error)
 	// Processors are Go-constructed processors, by name, that routes may
 	// list besides those declared in the file.
 	Processors map[string]ports.Processor
@@ -44,15 +48,27 @@ type Bridge struct {
 	opts Options
 	log  *slog.Logger
 
+	// schemas are the settings schemas of the bundled plugins, by kind and
+	// type, which Config redacts by.
+	schemas map[string]map[string]json.RawMessage
+
 	mu      sync.Mutex // guards everything below
 	started time.Time
 	file    *config.File
-	gen     int
-	comps   map[string]*component
-	stores  *storeSet
-	routes  map[string]*routeRun
-	runCtx  context.Context // parent of the route runtimes; set by Run
-	closed  bool
+	// boot is the file the process started with: the listeners, stores
+	// and logging run as it says until a restart.
+	boot *config.File
+	// trustedRefs is http.posted_config_refs of the last file read from
+	// disk (at start, or re-read by a reload without a body).
+	trustedRefs []string
+	// api receives the API keys of each applied reload; nil without one.
+	api    KeyRotator
+	gen    int
+	comps  map[string]*component
+	stores *storeSet
+	routes map[string]*routeRun
+	runCtx context.Context // parent of the route runtimes; set by Run
+	closed bool
 }
 
 // New builds every component of f without starting anything: a problem
@@ -69,9 +85,10 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 		opts.Meter = telemetry.Noop()
 	}
 	b := &Bridge{
-		opts: opts, log: opts.Logger, file: f, gen: 1,
-		comps:  map[string]*component{},
-		routes: map[string]*routeRun{},
+		opts: opts, log: opts.Logger, file: f, boot: f, trustedRefs: postedRefs(f), gen: 1,
+		schemas: PluginSchemas(opts.Registry),
+		comps:   map[string]*component{},
+		routes:  map[string]*routeRun{},
 	}
 	stores, err := openStores(ctx, f, opts.Registry, registry.Deps{Logger: b.log, Meter: opts.Meter, DataDir: opts.DataDir})
 	if err != nil {

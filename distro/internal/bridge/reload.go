@@ -16,7 +16,9 @@ import (
 type ReloadReport struct {
 	Generation              int
 	Added, Removed, Changed []string
-	// RestartRequired lists accepted changes that wait for a restart.
+	// RestartRequired lists where the running process now differs from
+	// the configuration: settings changed since the process started (by
+	// this reload or an earlier one) that only a restart applies.
 	RestartRequired []config.Warning
 }
 
@@ -24,13 +26,17 @@ type ReloadReport struct {
 // changed are stopped (their in-flight deliveries finish, or are left to
 // their source, within the shutdown timeout), components whose settings
 // changed are rebuilt, and new or changed routes start. Untouched routes
-// keep running throughout. When a component cannot be built, the previous
-// configuration is put back and the error returned.
+// keep running throughout. The API keys of nf are handed to the server set
+// by UseAPI. When a component cannot be built, the previous configuration
+// is put back and the error returned.
 func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return ReloadReport{}, fault.ErrUnavailable.WithMessage("the bridge is stopping")
+	}
+	if err := b.checkKeys(nf); err != nil {
+		return ReloadReport{}, err
 	}
 	old := b.file
 	plan := config.Diff(old, nf)
@@ -45,11 +51,13 @@ func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport,
 		}
 		return ReloadReport{}, err
 	}
+	b.rotateKeys(nf)
 	b.gen++
+	pending := config.Diff(b.boot, nf).RestartRequired
 	b.log.Info("configuration reloaded", "generation", b.gen,
-		"added", plan.Added, "removed", plan.Removed, "changed", plan.Changed)
+		"added", plan.Added, "removed", plan.Removed, "changed", plan.Changed, "restart_required", len(pending))
 	return ReloadReport{Generation: b.gen, Added: plan.Added, Removed: plan.Removed, Changed: plan.Changed,
-		RestartRequired: plan.RestartRequired}, nil
+		RestartRequired: pending}, nil
 }
 
 // stopRoutes stops the named routes in parallel and forgets them.
