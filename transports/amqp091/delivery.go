@@ -34,7 +34,7 @@ var (
 
 func newDelivery(cc *consumeChan, d *amqp.Delivery) *delivery {
 	dl := &delivery{cc: cc, raw: *d}
-	dl.in = fillEnvelope(&dl.raw, &dl.env, time.Now)
+	dl.in = fillEnvelope(&dl.raw, &dl.env, time.Now, cc.r.signer)
 	return dl
 }
 

@@ -30,6 +30,7 @@ type Receiver struct {
 	ackHold  time.Duration // 0: no coalescing, see acker
 	delays   []retryBucket
 	retryPub publisher
+	signer   *retrySigner // signs and checks the retry headers
 	// deliveryLimit is the queue's x-delivery-limit, when known (0).
 	deliveryLimit int
 	// stopTimeout is the bridge's stop timeout in nanoseconds (0: none
@@ -72,6 +73,7 @@ func NewReceiver(sess *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, 
 		prefetch: prefetch,
 		ackHold:  cfg.AckHold,
 		retryPub: publisher{sess: sess},
+		signer:   newRetrySigner(cfg.Retry.SigningKey, sess.cfg.URL, cfg.Queue),
 		chans:    make(map[*consumeChan]struct{}),
 
 		deliveryLimit: queueDeliveryLimit(sess.cfg.Topology, cfg),

@@ -80,6 +80,9 @@ type ReceiverConfig struct {
 	DeliveryLimit int `yaml:"delivery_limit" json:"delivery_limit"`
 }
 
+// minSigningKey is the shortest retry.signing_key accepted.
+const minSigningKey = 16
+
 // RetryConfig configures how a receiver retries a message.
 type RetryConfig struct {
 	// Mode is delayed, requeue or off (delayed).
@@ -96,6 +99,11 @@ type RetryConfig struct {
 	// QuorumWaitQueues declares the wait queues as quorum queues (false:
 	// durable classic queues).
 	QuorumWaitQueues bool `yaml:"quorum_wait_queues" json:"quorum_wait_queues"`
+	// SigningKey signs the retry headers of the copies handed to the wait
+	// queues (at least 16 characters). Without it the key is derived from
+	// the password of the session URL (a random key per receiver when the
+	// URL has none). Every process consuming the queue needs the same key.
+	SigningKey string `yaml:"signing_key" json:"signing_key" secret:"true"`
 }
 
 // WithDefaults returns c with every zero field replaced by its default.
@@ -149,7 +157,13 @@ func (c ReceiverConfig) Validate() error {
 				ps.add(fmt.Sprintf("retry.delays[%d]", i), "must be at least 1ms, got %v", d)
 			}
 		}
+		if n := len(c.Retry.SigningKey); n > 0 && n < minSigningKey {
+			ps.add("retry.signing_key", "must be at least %d characters, got %d", minSigningKey, n)
+		}
 	case RetryRequeue, RetryOff:
+		if c.Retry.SigningKey != "" {
+			ps.add("retry.signing_key", "applies only to retry.mode delayed")
+		}
 	default:
 		ps.add("retry.mode", "%q is invalid; must be delayed, requeue or off", c.Retry.Mode)
 	}

@@ -81,28 +81,31 @@ func declareRetry(ch *amqp.Channel, c ReceiverConfig) error {
 // republish publishes a copy of the original message (as received, not as
 // the route changed it) to the retry exchange and waits for the broker's
 // confirm. The copy counts one more retry and remembers the original
-// routing key and exchange.
+// routing key and exchange, signed (see retrySigner).
 func (r *Receiver) republish(ctx context.Context, d *delivery, after time.Duration) error {
 	c, err := r.retryPub.get(ctx, "amqp091 receiver "+r.o.name)
 	if err != nil {
 		return err
 	}
 	raw := &d.raw
-	h := make(amqp.Table, len(raw.Headers)+3)
+	h := make(amqp.Table, len(raw.Headers)+4)
 	for k, v := range raw.Headers {
-		if k != "x-delivery-count" {
+		if k != "x-delivery-count" && !isRetryHeader(k) {
 			h[k] = v
 		}
-	}
-	h[HeaderRetryCount] = int64(d.in.retries + 1)
-	if _, ok := h[HeaderRetryRoutingKey]; !ok {
-		h[HeaderRetryRoutingKey] = raw.RoutingKey
-		h[HeaderRetryExchange] = raw.Exchange
 	}
 	id := raw.MessageId
 	if id == "" {
 		id = d.in.env.ID // keep the ID the route saw, so its attempt count holds
 	}
+	// The stamp carries what the receiver verified (or saw) on this copy,
+	// never a producer's retry headers, and is signed so that the copy
+	// coming back through the wait queue is believed.
+	st := retryStamp{count: d.in.retries + 1, routingKey: d.in.routingKey, exchange: d.in.exchange}
+	h[HeaderRetryCount] = int64(st.count)
+	h[HeaderRetryRoutingKey] = st.routingKey
+	h[HeaderRetryExchange] = st.exchange
+	h[HeaderRetrySignature] = r.signer.sign(st, id, raw.Body)
 	pub := amqp.Publishing{
 		Headers: h, Body: raw.Body,
 		ContentType: raw.ContentType, ContentEncoding: raw.ContentEncoding,

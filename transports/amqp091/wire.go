@@ -45,34 +45,64 @@ const (
 	HeaderRetryExchange   = "gobridge.retry-exchange"
 )
 
-// brokerHeaders are set by RabbitMQ itself about the source queue; they are
-// not forwarded, or a target queue would see another queue's history.
+// DerivedPrefix starts every header name a receiver derives from the
+// delivery itself (routing key, exchange, redelivered flag, user id and
+// the other properties). The namespace belongs to the bridge: a header
+// in it (in any letter case) that a producer put in the message's table is
+// dropped on receipt, and a sender never writes one into a table.
+const DerivedPrefix = "amqp091."
+
+// isDerived reports whether k lies in the amqp091. namespace, compared
+// case-insensitively.
+func isDerived(k string) bool {
+	return len(k) >= len(DerivedPrefix) && strings.EqualFold(k[:len(DerivedPrefix)], DerivedPrefix)
+}
+
+// isRetryHeader reports whether k names one of the headers of the
+// delayed-retry path, in any letter case.
+func isRetryHeader(k string) bool {
+	for _, r := range [...]string{HeaderRetryCount, HeaderRetryRoutingKey, HeaderRetryExchange, HeaderRetrySignature} {
+		if strings.EqualFold(k, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// brokerHeaders are set by RabbitMQ itself about the source queue, or by
+// the retry path; they are not forwarded, or a target queue would see
+// another queue's history.
 func brokerHeader(k string) bool {
 	return k == "x-delivery-count" || k == "x-death" || strings.HasPrefix(k, "x-first-death-") ||
-		strings.HasPrefix(k, "x-last-death-") || k == HeaderRetryCount ||
-		k == HeaderRetryRoutingKey || k == HeaderRetryExchange
+		strings.HasPrefix(k, "x-last-death-") || isRetryHeader(k)
 }
 
 // inbound is what a receiver learns from one delivery.
 type inbound struct {
 	env        *messaging.Envelope
-	retries    int  // HeaderRetryCount
-	brokerN    int  // x-delivery-count
-	hasBrokerN bool // a quorum queue counted
+	retries    int    // a verified HeaderRetryCount (0)
+	routingKey string // the routing key the message was first published with
+	exchange   string // and its exchange
+	brokerN    int    // x-delivery-count
+	hasBrokerN bool   // a quorum queue counted
 }
 
 // toEnvelope maps a delivery to an envelope: the subject from the
 // gobridge.subject header, the ID from message-id (a fresh one when
 // absent), the creation time from timestamp, the expiry from expiration,
 // the other properties and the routing key into amqp091.* headers, and
-// every other header as it is (nested tables as maps).
+// every other header as it is (nested tables as maps). It believes no
+// retry headers; see fillEnvelope.
 func toEnvelope(d *amqp.Delivery, now func() time.Time) inbound {
-	return fillEnvelope(d, new(messaging.Envelope), now)
+	return fillEnvelope(d, new(messaging.Envelope), now, nil)
 }
 
 // fillEnvelope is toEnvelope into env, which a delivery embeds to save an
-// allocation per message.
-func fillEnvelope(d *amqp.Delivery, env *messaging.Envelope, now func() time.Time) inbound {
+// allocation per message. The retry headers count only when rs verifies
+// their signature (never with rs nil); headers in the amqp091. namespace
+// are never taken from the table; x-delivery-count counts only on a
+// redelivery and when not negative.
+func fillEnvelope(d *amqp.Delivery, env *messaging.Envelope, now func() time.Time, rs *retrySigner) inbound {
 	var in inbound
 	subject := ""
 	switch v := d.Headers[messaging.SubjectCarrier].(type) {
@@ -90,25 +120,40 @@ func fillEnvelope(d *amqp.Delivery, env *messaging.Envelope, now func() time.Tim
 	if env.ID == "" {
 		env.ID = messaging.NewID()
 	}
-	rk, ex := d.RoutingKey, d.Exchange
+	var st retryStamp
+	var sig string
 	for k, v := range d.Headers {
 		switch k {
 		case messaging.SubjectCarrier:
 		case HeaderRetryCount:
-			in.retries, _ = intValue(v)
+			st.count, _ = intValue(v)
 		case HeaderRetryRoutingKey:
-			rk = stringValue(v)
+			st.routingKey = stringValue(v)
 		case HeaderRetryExchange:
-			ex = stringValue(v)
+			st.exchange = stringValue(v)
+		case HeaderRetrySignature:
+			sig = stringValue(v)
 		case "x-delivery-count":
-			in.brokerN, in.hasBrokerN = intValue(v)
-			h[k] = v
+			// A quorum queue sets it on every delivery; on a classic queue
+			// it is whatever the producer wrote.
+			if n, ok := intValue(v); ok && n >= 0 && d.Redelivered {
+				in.brokerN, in.hasBrokerN = n, true
+			}
+			h[k] = fromField(v)
 		default:
+			if isDerived(k) || isRetryHeader(k) {
+				continue // the delivery decides these, never the producer
+			}
 			h[k] = fromField(v)
 		}
 	}
-	h[HeaderRoutingKey] = rk
-	h[HeaderExchange] = ex
+	in.routingKey, in.exchange = d.RoutingKey, d.Exchange
+	if rs.verify(st, d.MessageId, d.Body, sig) {
+		in.retries, in.routingKey, in.exchange = st.count, st.routingKey, st.exchange
+	}
+	// The derived headers are written last.
+	h[HeaderRoutingKey] = in.routingKey
+	h[HeaderExchange] = in.exchange
 	if d.Redelivered {
 		h[HeaderRedelivered] = true
 	}
@@ -182,7 +227,7 @@ func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Ti
 				p.Priority = uint8(n)
 			}
 		default:
-			if brokerHeader(k) || messaging.IsInternalOnly(k) {
+			if brokerHeader(k) || messaging.IsInternalOnly(k) || isDerived(k) {
 				continue
 			}
 			fv, err := toField(v)

@@ -72,16 +72,19 @@ func TestWireRoundTrip(t *testing.T) {
 }
 
 func TestInboundRetryBookkeeping(t *testing.T) {
-	d := amqp.Delivery{MessageId: "m-1", RoutingKey: "q", Redelivered: true, Headers: amqp.Table{
+	rs := newRetrySigner("a signing key of some length", "", "q")
+	st := retryStamp{count: 2, routingKey: "orig.key", exchange: "orig-ex"}
+	d := amqp.Delivery{MessageId: "m-1", RoutingKey: "q", Redelivered: true, Body: []byte("b"), Headers: amqp.Table{
 		messaging.SubjectCarrier: []byte("s"), HeaderRetryCount: int64(2),
 		HeaderRetryRoutingKey: "orig.key", HeaderRetryExchange: "orig-ex", "x-delivery-count": int64(1),
+		HeaderRetrySignature: rs.sign(st, "m-1", []byte("b")),
 	}}
-	in := toEnvelope(&d, time.Now)
+	in := fillEnvelope(&d, new(messaging.Envelope), time.Now, rs)
 	dl := &delivery{raw: d, in: in}
 	n, ok := dl.RedeliveryCount()
 	got := []any{in.env.Subject, in.env.Headers[HeaderRoutingKey], in.env.Headers[HeaderExchange], n, ok,
-		in.env.Headers[HeaderRetryCount] == nil}
-	if diff := cmp.Diff([]any{"s", "orig.key", "orig-ex", 3, true, true}, got); diff != "" {
+		in.env.Headers[HeaderRetryCount] == nil, in.env.Headers[HeaderRetrySignature] == nil}
+	if diff := cmp.Diff([]any{"s", "orig.key", "orig-ex", 3, true, true, true}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	d.Headers = amqp.Table{}
@@ -91,6 +94,49 @@ func TestInboundRetryBookkeeping(t *testing.T) {
 	}
 	if dl.in.env.ID != "m-1" {
 		t.Errorf("ID %q", dl.in.env.ID)
+	}
+}
+
+// TestRetryStampNeedsItsOwnSignature: retry headers count only with the
+// signature made for this queue, message, body and stamp by this key.
+func TestRetryStampNeedsItsOwnSignature(t *testing.T) {
+	rs := newRetrySigner("a signing key of some length", "", "q")
+	st := retryStamp{count: 2, routingKey: "orig.key", exchange: "orig-ex"}
+	good := rs.sign(st, "m-1", []byte("b"))
+	tests := []struct {
+		name string
+		rs   *retrySigner
+		st   retryStamp
+		id   string
+		body string
+		sig  string
+		want bool
+	}{
+		{"the signed copy", rs, st, "m-1", "b", good, true},
+		{"no signature", rs, st, "m-1", "b", "", false},
+		{"no signer", nil, st, "m-1", "b", good, false},
+		{"another body", rs, st, "m-1", "B", good, false},
+		{"another message", rs, st, "m-2", "b", good, false},
+		{"another count", rs, retryStamp{count: 1, routingKey: "orig.key", exchange: "orig-ex"}, "m-1", "b", good, false},
+		{"another routing key", rs, retryStamp{count: 2, routingKey: "other", exchange: "orig-ex"}, "m-1", "b", good, false},
+		{"another queue", newRetrySigner("a signing key of some length", "", "q2"), st, "m-1", "b", good, false},
+		{"another key", newRetrySigner("another signing key here", "", "q"), st, "m-1", "b", good, false},
+		{"a URL-derived key", newRetrySigner("", "amqp://bridge:pw@h/", "q"), st, "m-1", "b", good, false},
+	}
+	for _, tt := range tests {
+		if got := tt.rs.verify(tt.st, tt.id, []byte(tt.body), tt.sig); got != tt.want {
+			t.Errorf("%s: verify = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	a := newRetrySigner("", "amqp://bridge:pw@h1/", "q")
+	b := newRetrySigner("", "amqp://bridge:pw@h2/vhost", "q")
+	c := newRetrySigner("", "amqp://bridge:other@h1/", "q")
+	if sig := a.sign(st, "m", nil); !b.verify(st, "m", nil, sig) || c.verify(st, "m", nil, sig) {
+		t.Error("the URL-derived key must follow the credentials, and only them")
+	}
+	x, y := newRetrySigner("", "amqp://h/", "q"), newRetrySigner("", "amqp://h/", "q")
+	if x.verify(st, "m", nil, y.sign(st, "m", nil)) {
+		t.Error("two receivers without a password share a key")
 	}
 }
 
