@@ -43,7 +43,7 @@ func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport,
 	restart := slices.Concat(plan.Removed, plan.Changed)
 	b.stopRoutes(restart)
 	if err := b.apply(ctx, nf, restart, slices.Concat(plan.Added, plan.Changed)); err != nil {
-		b.log.Error("reload failed; restoring the previous configuration", "err", err)
+		b.log.Error("reload failed; restoring the previous configuration", "err", sanitize(err, nf, old))
 		back := slices.Concat(plan.Added, plan.Changed)
 		b.stopRoutes(back)
 		if rerr := b.apply(ctx, old, back, restart); rerr != nil {
