@@ -62,7 +62,8 @@ func derivedOf(h map[string]any) map[string]any {
 }
 
 // forgeFixture is a receiver on a queue bound to a topic exchange under
-// orders.#, with one 100ms wait queue, running until the test ends.
+// orders.#, with one 100ms wait queue and signingKey ("": derived from the
+// URL), running until the test ends.
 type forgeFixture struct {
 	a     *admin
 	q, ex string
@@ -70,13 +71,14 @@ type forgeFixture struct {
 	got   chan ports.Delivery
 }
 
-func newForgeFixture(t *testing.T, ctx context.Context) *forgeFixture {
+func newForgeFixture(t *testing.T, ctx context.Context, signingKey string) *forgeFixture {
 	t.Helper()
 	url := brokerURL()
 	requireBroker(t, url)
 	f := &forgeFixture{a: newAdmin(t, url), q: uniqueName(t, "forge"), ex: uniqueName(t, "forge-x"),
 		got: make(chan ports.Delivery, 16)}
-	f.cfg = ReceiverConfig{Queue: f.q, Retry: RetryConfig{Delays: []time.Duration{100 * time.Millisecond}}}.WithDefaults()
+	f.cfg = ReceiverConfig{Queue: f.q, Retry: RetryConfig{Delays: []time.Duration{100 * time.Millisecond},
+		SigningKey: signingKey}}.WithDefaults()
 	queues, retryEx := retryObjects(f.cfg)
 	f.a.deleteOnCleanup(append(queues, f.q), []string{f.ex, retryEx})
 	sess := newTestSession(t, url, Topology{
@@ -118,7 +120,7 @@ func (f *forgeFixture) next(ctx context.Context, t *testing.T) ports.Delivery {
 func TestProducerCannotForgeDerivedHeaders(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	f := newForgeFixture(t, ctx)
+	f := newForgeFixture(t, ctx, "")
 	a, ex := f.a, f.ex
 	for i, tc := range amqpForgeCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,11 +163,18 @@ func TestProducerCannotForgeDerivedHeaders(t *testing.T) {
 // still carry the original routing key, exchange and retry count through
 // the wait queue (their signature checks out), while a copy a producer
 // publishes straight to the retry exchange, with retry headers and a
-// made-up signature, is believed in nothing.
+// made-up signature, is believed in nothing. Both with the key derived
+// from the URL and with retry.signing_key.
 func TestDelayedRetryKeepsRoutingKeyAndCount(t *testing.T) {
+	for name, key := range map[string]string{"key from the URL": "", "configured key": "a configured signing key"} {
+		t.Run(name, func(t *testing.T) { delayedRetryKeepsRoutingKeyAndCount(t, key) })
+	}
+}
+
+func delayedRetryKeepsRoutingKeyAndCount(t *testing.T, signingKey string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	f := newForgeFixture(t, ctx)
+	f := newForgeFixture(t, ctx, signingKey)
 	if err := f.a.channel().PublishWithContext(ctx, f.ex, "orders.created", false, false,
 		amqp.Publishing{MessageId: "m-1", Body: []byte("retried")}); err != nil {
 		t.Fatal(err)
