@@ -194,9 +194,22 @@ func post(t *testing.T, p testPorts, body string, headers map[string]string) int
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
+	// The monitor may report ready a moment before the ingress listener
+	// accepts connections (receivers bind their listeners as they start):
+	// a refused connection is tried again for a short while.
+	var resp *http.Response
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var err error
+		resp, err = http.DefaultClient.Do(req)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0
+		}
+		time.Sleep(20 * time.Millisecond)
+		req.Body = io.NopCloser(strings.NewReader(body))
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
