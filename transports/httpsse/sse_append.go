@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 // appendReq is one send waiting for its event to be appended to the
@@ -150,7 +148,7 @@ func (h *hub) lead(ch *channel, r *appendReq) error {
 // appendTimeout unless the log is the sender's own memory log, which
 // never blocks.
 func (h *hub) append(key string, data [][]byte) (uint64, error) {
-	if _, mem := h.log.(*streamlog.Memory); mem {
+	if neverBlocks(h.log) {
 		return h.log.AppendEvents(h.base, key, data)
 	}
 	ctx, cancel := context.WithTimeout(h.base, appendTimeout)

@@ -81,6 +81,10 @@ type SSEConfig struct {
 	LogMaxEvents int           `yaml:"log_max_events" json:"log_max_events"`
 	LogMaxBytes  int64         `yaml:"log_max_bytes" json:"log_max_bytes"`
 	LogMaxAge    time.Duration `yaml:"log_max_age" json:"log_max_age"`
+	// MemoryLogMaxBytes bounds the event data all channels keep together
+	// when the replay log is in memory (256 MiB); past it the oldest
+	// events of any channel are trimmed first. Logs in a store ignore it.
+	MemoryLogMaxBytes int64 `yaml:"memory_log_max_bytes" json:"memory_log_max_bytes"`
 	// Channels overrides replay_from and the log bounds per channel.
 	Channels map[string]SSEChannelConfig `yaml:"channels" json:"channels"`
 	// ClientBuffer is how many events may wait for one client (256). A

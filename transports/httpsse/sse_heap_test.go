@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
@@ -70,9 +74,13 @@ func TestSSEReplayBufferIsBoundedInBytes(t *testing.T) {
 		limit    int64 // live heap growth allowed
 	}{
 		// 64 MiB of log, overshooting by a sixteenth until the trimmer
-		// runs, and 8 MiB of cache.
+		// runs, and 8 MiB of cache. The cache holds copies of events the
+		// log keeps, so with a memory log of 16 MiB over 20 channels
+		// both hold 16 MiB.
 		{"memory log fallback, default bounds", SSEConfig{ReplayLog: ReplayLogMemory}, nil, 1, 96 * mib},
 		{"the cache alone, default bounds", SSEConfig{}, &numberingLog{last: map[string]uint64{}}, 1, 16 * mib},
+		{"memory log fallback, many channels, total bound", SSEConfig{ReplayLog: ReplayLogMemory, MemoryLogMaxBytes: 16 * mib},
+			nil, 20, 48 * mib},
 		{"the cache alone, total bound over two channels", SSEConfig{ReplayBufferBytes: 64 * mib, ReplayBufferTotalBytes: 6 * mib},
 			&numberingLog{last: map[string]uint64{}}, 2, 14 * mib},
 	}
@@ -85,19 +93,19 @@ func TestSSEReplayBufferIsBoundedInBytes(t *testing.T) {
 				opts = append(opts, WithStreamLog(tt.log))
 			}
 			s := newTestSSE(t, tt.cfg, opts...)
-			var clients []*sseClient
-			for i := range tt.channels {
-				clients = append(clients, openSSE(ctx, t, fmt.Sprint("http://", s.Addr(), "/events/big-", i), nil))
+			// The event is encoded once: what Send does before the hub
+			// is not what is measured, and encoding 200 MiB takes minutes
+			// under the race detector. The log and the cache copy it.
+			data, err := MarshalEnvelope(messaging.NewEnvelope("s", bytes.Repeat([]byte("a"), mib)))
+			if err != nil {
+				t.Fatal(err)
 			}
-			payload := bytes.Repeat([]byte("a"), mib)
 			for i := range 200 {
-				env := messaging.NewEnvelope("s", payload)
-				env.ID = fmt.Sprint("m-", i)
-				ch := i % tt.channels
-				if err := s.Send(ctx, ports.OutboundMessage{Envelope: env, Address: fmt.Sprint("big-", ch)}); err != nil {
+				// Nobody subscribes: a subscriber's queue (client_buffer
+				// events) is not what is measured here.
+				if err := s.hub.publish(ctx, fmt.Sprint("big-", i%tt.channels), data); err != nil {
 					t.Fatalf("send %d: %v", i, err)
 				}
-				clients[ch].next(ctx, t) // a live client that keeps up
 			}
 			// The trimmer brings the log back within its bounds shortly
 			// after the sends; the heap must stay within the limit.
@@ -112,5 +120,40 @@ func TestSSEReplayBufferIsBoundedInBytes(t *testing.T) {
 				t.Errorf("live heap grew by %d MiB after 200 events of 1 MiB, want under %d MiB", grown/mib, tt.limit/mib)
 			}
 		})
+	}
+}
+
+// TestSSEMemoryLogTrimsTheOldestEventsOfAllChannels fills a memory log
+// past memory_log_max_bytes from three channels: the oldest events go
+// first, whichever channel holds them, each channel keeps its newest
+// event, and a client resuming from a trimmed event is told.
+func TestSSEMemoryLogTrimsTheOldestEventsOfAllChannels(t *testing.T) {
+	ctx := testContext(t)
+	s := newTestSSE(t, SSEConfig{ReplayLog: ReplayLogMemory, MemoryLogMaxBytes: 10_000, ReplayFrom: ReplayFromEarliest})
+	payload := string(bytes.Repeat([]byte("a"), 1000))
+	for _, ch := range []string{"a", "a", "a", "a", "a", "b", "b", "b", "b", "b", "c", "c", "c", "c", "c"} {
+		sendText(ctx, t, s, ch, payload)
+	}
+	kept := map[string][]uint64{}
+	var total int
+	for _, ch := range []string{"a", "b", "c"} {
+		evs, err := s.hub.log.ReadEvents(ctx, s.hub.key(ch), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			kept[ch] = append(kept[ch], e.Seq)
+			total += len(e.Data)
+		}
+	}
+	// Each event's data is a little over 1000 bytes: 15 do not fit in
+	// 10,000, and what goes is a's five, then b's first.
+	want := map[string][]uint64{"b": {2, 3, 4, 5}, "c": {1, 2, 3, 4, 5}}
+	if diff := cmp.Diff(want, kept); diff != "" || total > 10_000 {
+		t.Errorf("kept %d bytes; ids (-want +got):\n%s", total, diff)
+	}
+	c := openSSE(ctx, t, "http://"+s.Addr()+"/events/a", http.Header{"Last-Event-ID": {"2"}})
+	if ev := c.next(ctx, t); ev.Event != GapEvent || !strings.Contains(ev.Data, `"missed":3`) {
+		t.Errorf("resume from a trimmed event: %+v, want a gap notice of three missed events", ev)
 	}
 }

@@ -42,6 +42,9 @@ const (
 	DefaultLogMaxEvents = 10000
 	DefaultLogMaxBytes  = 64 << 20
 	DefaultLogMaxAge    = 24 * time.Hour
+	// DefaultMemoryLogMaxBytes bounds the event data of all channels of
+	// a replay log the sender keeps in memory.
+	DefaultMemoryLogMaxBytes = 256 << 20
 )
 
 // SSEChannelConfig overrides the sender's replay settings for one
@@ -96,6 +99,7 @@ func (c *SSEConfig) logDefaults() {
 	setDefault(&c.LogMaxEvents, DefaultLogMaxEvents)
 	setDefault(&c.LogMaxBytes, DefaultLogMaxBytes)
 	setDefault(&c.LogMaxAge, DefaultLogMaxAge)
+	setDefault(&c.MemoryLogMaxBytes, DefaultMemoryLogMaxBytes)
 }
 
 // validateLog adds the problems of the replay log fields of c to ps.
@@ -123,6 +127,9 @@ func (c SSEConfig) validateLog(ps *problems) {
 		ps.add("replay_log", "%q is invalid; must be auto, store or memory", c.ReplayLog)
 	}
 	checkBounds("", c.LogMaxEvents, c.LogMaxBytes, c.LogMaxAge)
+	if c.MemoryLogMaxBytes < 0 {
+		ps.add("memory_log_max_bytes", "must not be negative, got %d", c.MemoryLogMaxBytes)
+	}
 	names := make([]string, 0, len(c.Channels))
 	for name := range c.Channels {
 		names = append(names, name)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
-	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
 // SSESender is a ports.Sender that publishes each message as a
@@ -77,6 +76,9 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 		closing: make(chan struct{}),
 	}
 	s.hub = newHub(cfg, s.m, log, o.name)
+	if ml, own := log.(*memoryLog); own {
+		ml.trimmed = s.hub.trimmedKey
+	}
 	for _, orig := range cfg.AllowOrigins {
 		if orig == "*" {
 			s.anyOrig = true
@@ -200,18 +202,19 @@ func (s *SSESender) startTrimmer() {
 }
 
 // chooseLog returns the replay log cfg.ReplayLog asks for: the store's
-// log given with WithStreamLog, or a memory log.
+// log given with WithStreamLog, or a memory log of the sender's own,
+// bounded by memory_log_max_bytes.
 func chooseLog(cfg SSEConfig, o options) (ports.StreamLog, error) {
 	switch {
 	case cfg.ReplayLog == ReplayLogMemory:
-		return streamlog.NewMemory(nil), nil
+		return newMemoryLog(cfg.MemoryLogMaxBytes), nil
 	case o.log != nil:
 		return o.log, nil
 	case cfg.ReplayLog == ReplayLogStore:
 		return nil, fault.ErrInvalidConfig.WithMessage("sse sender " + o.name +
 			": replay_log: store needs a store that can hold replay logs (configure a sqlite or memory store), or set replay_log: memory")
 	}
-	return streamlog.NewMemory(nil), nil
+	return newMemoryLog(cfg.MemoryLogMaxBytes), nil
 }
 
 // retryField is the stream's opening: the reconnection delay and a

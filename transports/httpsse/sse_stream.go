@@ -35,10 +35,7 @@ func (s *SSESender) serveStream(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	name := req.PathValue("channel")
-	if name == "" {
-		name = req.URL.Query().Get("channel")
-	}
+	name := channelName(req)
 	if err := checkChannel(name); err != nil {
 		writeRefusal(w, http.StatusBadRequest, fault.CodeInvalidTopic, err.Error()+"; subscribe to "+s.cfg.Path+"/{channel}")
 		return
@@ -139,6 +136,15 @@ func (st *stream) flush() bool {
 	}
 	st.armed = false
 	return st.err == nil
+}
+
+// channelName reads the channel a subscription names: the path after
+// Path, else the channel query parameter.
+func channelName(req *http.Request) string {
+	if name := req.PathValue("channel"); name != "" {
+		return name
+	}
+	return req.URL.Query().Get("channel")
 }
 
 // lastEventID reads the resume point from the Last-Event-ID header or,

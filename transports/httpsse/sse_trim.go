@@ -3,6 +3,7 @@ package httpsse
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -193,6 +194,13 @@ func (h *hub) kept(name string) (uint64, bool) {
 		return 0, ch.loaded
 	}
 	return ch.last - ch.first + 1, true
+}
+
+// trimmedKey records that the log keyed key now starts at first.
+func (h *hub) trimmedKey(key string, first uint64) {
+	if name, ok := strings.CutPrefix(key, h.prefix); ok {
+		h.trimmed(name, first)
+	}
 }
 
 // trimmed records that name's log now starts at first.
