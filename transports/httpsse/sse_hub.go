@@ -124,7 +124,8 @@ func (h *hub) channel(ctx context.Context, name string, bySubscriber bool) (*cha
 		}
 		ch := h.channels[name]
 		if ch == nil {
-			if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked(bySubscriber) {
+			if len(h.channels) >= h.cfg.MaxChannels && !h.evictLocked(bySubscriber) &&
+				(bySubscriber || h.cachingLocked() >= h.cfg.MaxChannels) {
 				h.mu.Unlock()
 				return nil, errTooMany
 			}
@@ -189,6 +190,25 @@ func (h *hub) evictLocked(onlyHollow bool) bool {
 	delete(h.channels, victim.name)
 	h.m.evicted.Add(1)
 	return true
+}
+
+// cachingLocked counts the channels that cache events or are busy. A
+// send may create a channel past MaxChannels while fewer than that do:
+// the rest are held only by subscribers, whose number max_clients
+// bounds, and must not stop the routes' sends. h.mu is held.
+func (h *hub) cachingLocked() int {
+	n := 0
+	for _, ch := range h.channels {
+		if !ch.mu.TryLock() {
+			n++
+			continue
+		}
+		if ch.tail.len() > 0 || ch.appending {
+			n++
+		}
+		ch.mu.Unlock()
+	}
+	return n
 }
 
 // idle reports whether nobody subscribes to or sends to ch. ch.mu is

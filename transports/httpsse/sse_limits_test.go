@@ -114,6 +114,28 @@ func TestSSEJunkSubscriptionsDoNotEvictARealChannel(t *testing.T) {
 	}
 }
 
+// TestSSEHeldJunkSubscriptionsDoNotBlockSends holds streams open on
+// made-up channels up to max_channels: a route's send to a real channel
+// still succeeds, while one more made-up subscription is refused.
+func TestSSEHeldJunkSubscriptionsDoNotBlockSends(t *testing.T) {
+	ctx := testContext(t)
+	s := newTestSSE(t, SSEConfig{MaxChannels: 2})
+	base := "http://" + s.Addr() + "/events/"
+	openSSE(ctx, t, base+"junk-1", nil)
+	openSSE(ctx, t, base+"junk-2", nil)
+	if err := s.Send(ctx, msgTo("real")); err != nil {
+		t.Fatalf("send while junk subscriptions hold every channel: %v", err)
+	}
+	resp, err := http.Get(base + "junk-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("one more made-up channel: %d, want 503", resp.StatusCode)
+	}
+}
+
 // TestSSEAllowedChannels checks that with allowed_channels only listed or
 // matching channels can be subscribed to or sent to, and that a refused
 // name never reaches the log.
