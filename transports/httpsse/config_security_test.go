@@ -56,6 +56,7 @@ func TestSSEAccessConfigValidate(t *testing.T) {
 				`replay_buffer_bytes: must not be negative, got -3`,
 				`replay_buffer_total_bytes: must not be negative, got -4`,
 			}},
+		{"negative memory log bound", SSEConfig{MemoryLogMaxBytes: -1}, []string{`memory_log_max_bytes: must not be negative, got -1`}},
 		{"bad patterns", SSEConfig{AllowedChannels: []string{"", "a[", strings.Repeat("c", 300)}}, []string{
 			`allowed_channels[0]: empty channel name`,
 			`allowed_channels[1]: "a[" is not a valid pattern: syntax error in pattern`,
@@ -75,8 +76,33 @@ func TestSSEAccessConfigValidate(t *testing.T) {
 		})
 	}
 	d := DefaultSSEConfig()
-	got := []int64{int64(d.MaxSubscribersPerChannel), int64(d.MaxClientsPerAddress), d.ReplayBufferBytes, d.ReplayBufferTotalBytes}
-	if diff := cmp.Diff([]int64{1000, 64, 8 << 20, 128 << 20}, got); diff != "" {
+	got := []int64{int64(d.MaxSubscribersPerChannel), int64(d.MaxClientsPerAddress), d.ReplayBufferBytes, d.ReplayBufferTotalBytes, d.MemoryLogMaxBytes}
+	if diff := cmp.Diff([]int64{1000, 64, 8 << 20, 128 << 20, 256 << 20}, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestSecuritySettingsDecodeFromConfigFiles reads the new keys the way
+// the distro does, from a settings block.
+func TestSecuritySettingsDecodeFromConfigFiles(t *testing.T) {
+	in, err := ReceiverFactory().Decode(map[string]any{"allow_origins": []any{"https://app.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.(ReceiverConfig).AllowOrigins; !cmp.Equal(got, []string{"https://app.example"}) {
+		t.Errorf("allow_origins = %v", got)
+	}
+	out, err := SSEFactory().Decode(map[string]any{
+		"allowed_channels": []any{"orders", "tenant-*"}, "max_subscribers_per_channel": 5, "max_clients_per_address": 6,
+		"replay_buffer_bytes": 7, "replay_buffer_total_bytes": 8, "memory_log_max_bytes": 9,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.(SSEConfig)
+	got := []any{c.AllowedChannels, c.MaxSubscribersPerChannel, c.MaxClientsPerAddress, c.ReplayBufferBytes, c.ReplayBufferTotalBytes, c.MemoryLogMaxBytes}
+	want := []any{[]string{"orders", "tenant-*"}, 5, 6, int64(7), int64(8), int64(9)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decoded (-want +got):\n%s", diff)
 	}
 }
