@@ -11,6 +11,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 	"github.com/gobridge-oss/gobridge/stores/memory"
@@ -27,12 +28,8 @@ type secondNode struct {
 
 func startSecondNode(t *testing.T) *secondNode {
 	script, err := filepath.Abs("../../scripts/rabbitmq-second-node.sh")
-	require := os.Getenv("GOBRIDGE_REQUIRE_IT") == "1"
 	if _, serr := os.Stat(script); err != nil || serr != nil {
-		if require {
-			t.Fatalf("scripts/rabbitmq-second-node.sh not found and GOBRIDGE_REQUIRE_IT=1")
-		}
-		t.Skip("scripts/rabbitmq-second-node.sh not found (module used outside the monorepo)")
+		itest.Unavailable(t, "scripts/rabbitmq-second-node.sh not found (module used outside the monorepo)")
 	}
 	port := os.Getenv("GOBRIDGE_RMQ2_PORT")
 	if port == "" {
@@ -40,10 +37,7 @@ func startSecondNode(t *testing.T) *secondNode {
 	}
 	n := &secondNode{t: t, script: script, port: port}
 	if out, err := n.run("start"); err != nil {
-		if require {
-			t.Fatalf("second RabbitMQ node did not start and GOBRIDGE_REQUIRE_IT=1: %v\n%s", err, out)
-		}
-		t.Skipf("second RabbitMQ node did not start (GOBRIDGE_REQUIRE_IT=1 makes this a failure): %v\n%s", err, out)
+		itest.Unavailable(t, "second RabbitMQ node did not start: %v\n%s", err, out)
 	}
 	t.Cleanup(func() {
 		if out, err := n.run("stop"); err != nil {
@@ -136,9 +130,7 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
 // that every message reaches the target queue; duplicates are allowed
 // (at-least-once) and reported.
 func TestBrokerRestartMidStream(t *testing.T) {
-	if testing.Short() {
-		t.Skip("restarts a RabbitMQ node")
-	}
+	itest.Short(t, "restarts a RabbitMQ node")
 	node := startSecondNode(t)
 	cases := []struct {
 		name  string

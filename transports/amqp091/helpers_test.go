@@ -13,6 +13,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/gobridge-oss/gobridge/core/conformance"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
@@ -33,10 +34,7 @@ func requireBroker(t testing.TB, url string) {
 		_ = conn.Close()
 		return
 	}
-	if os.Getenv("GOBRIDGE_REQUIRE_IT") == "1" {
-		t.Fatalf("RabbitMQ at %s is unreachable and GOBRIDGE_REQUIRE_IT=1: %v", redactURL(url), err)
-	}
-	t.Skipf("RabbitMQ at %s is unreachable (GOBRIDGE_REQUIRE_IT=1 makes this a failure): %v", redactURL(url), err)
+	itest.Unavailable(t, "RabbitMQ at %s is unreachable: %v", redactURL(url), err)
 }
 
 // uniqueName returns a broker-safe name unique to this test run.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
@@ -84,10 +85,7 @@ type browserReport struct {
 // meanwhile from the replay buffer, then live ones, each exactly once.
 func TestChromiumEventSourceResume(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("GOBRIDGE_REQUIRE_IT") == "1" {
-			t.Fatalf("%s is missing and GOBRIDGE_REQUIRE_IT=1; run scripts/ensure-chromium.sh", chromiumPath)
-		}
-		t.Skipf("%s is missing; run scripts/ensure-chromium.sh (GOBRIDGE_REQUIRE_IT=1 makes this a failure)", chromiumPath)
+		itest.Unavailable(t, "%s is missing; run scripts/ensure-chromium.sh", chromiumPath)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()

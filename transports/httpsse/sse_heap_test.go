@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
@@ -62,9 +63,7 @@ func (l *numberingLog) TrimEvents(ctx context.Context, key string, _ ports.Strea
 // byte bounds (the memory log's log_max_bytes plus replay_buffer_bytes),
 // not by 1000 events of any size.
 func TestSSEReplayBufferIsBoundedInBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sends 200 MB")
-	}
+	itest.Short(t, "sends 200 MB")
 	const mib = 1 << 20
 	tests := []struct {
 		name     string

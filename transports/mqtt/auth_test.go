@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -27,10 +28,7 @@ func TestCredentials(t *testing.T) {
 	dir := t.TempDir()
 	pw := filepath.Join(dir, "passwd")
 	if out, err := exec.Command("mosquitto_passwd", "-c", "-b", pw, "bridge", "s3cret-pw").CombinedOutput(); err != nil {
-		if os.Getenv("GOBRIDGE_REQUIRE_IT") == "" {
-			t.Skipf("mosquitto_passwd: %v %s", err, out)
-		}
-		t.Fatalf("mosquitto_passwd: %v %s", err, out)
+		itest.Unavailable(t, "mosquitto_passwd: %v %s", err, out)
 	}
 	b := startPrivateBroker(t, "allow_anonymous false", "password_file "+pw)
 	ctx := testContext(t)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/eclipse/paho.golang/paho"
 
 	"github.com/gobridge-oss/gobridge/core/conformance"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
@@ -45,10 +45,7 @@ func requireBroker(t testing.TB) {
 		_ = c.Close()
 		return
 	}
-	if os.Getenv("GOBRIDGE_REQUIRE_IT") != "" {
-		t.Fatalf("Mosquitto at %s is unreachable and GOBRIDGE_REQUIRE_IT is set: %v", brokerAddr, err)
-	}
-	t.Skipf("Mosquitto at %s is unreachable (set GOBRIDGE_REQUIRE_IT=1 to fail instead): %v", brokerAddr, err)
+	itest.Unavailable(t, "Mosquitto at %s is unreachable: %v", brokerAddr, err)
 }
 
 // unique returns a fresh token for topics and client ids.

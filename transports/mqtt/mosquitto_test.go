@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // privateBroker is a Mosquitto process the test owns: its own port and
@@ -40,10 +42,7 @@ func startPrivateBroker(t *testing.T, listenerOpts ...string) *privateBroker {
 		}
 	}
 	if err != nil {
-		if os.Getenv("GOBRIDGE_REQUIRE_IT") != "" {
-			t.Fatalf("mosquitto binary not found and GOBRIDGE_REQUIRE_IT is set")
-		}
-		t.Skip("mosquitto binary not found (set GOBRIDGE_REQUIRE_IT=1 to fail instead)")
+		itest.Unavailable(t, "mosquitto binary not found")
 	}
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
