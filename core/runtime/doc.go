@@ -29,6 +29,8 @@
 //   - outcome.go: the outcome table. decide maps one attempt's facts and
 //     the policy to ack, retry after a delay, dead-letter, drop or leave
 //     unsettled; it is the only place those rules live.
+//   - lease.go: while a worker holds a leased delivery (ports.Leased), it
+//     extends the source's lease before it runs out.
 //   - settle.go: a worker carries out decide's verdict with the source
 //     (Ack, Retry) and the DLQ; attempts.go and trackkey.go remember the
 //     failures of messages whose source does not count them.

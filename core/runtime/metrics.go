@@ -22,6 +22,8 @@ var (
 	descDLQErr     = telemetry.Desc{Name: "gobridge_route_dlq_write_errors_total", Help: "DLQ writes that failed.", Labels: []string{"route"}}
 	descInFlight   = telemetry.Desc{Name: "gobridge_route_in_flight", Help: "Deliveries being handled right now.", Labels: []string{"route"}}
 	descHandleTime = telemetry.Desc{Name: "gobridge_route_handle_seconds", Help: "Time from hand-over to settlement.", Labels: []string{"route"}}
+	descLeaseExt   = telemetry.Desc{Name: "gobridge_route_lease_extensions_total", Help: "Lease extensions of leased deliveries (SQS visibility, Service Bus locks) the source granted.", Labels: []string{"route"}}
+	descLeaseLost  = telemetry.Desc{Name: "gobridge_route_leases_lost_total", Help: "Leased deliveries left to their source because a lease extension failed.", Labels: []string{"route"}}
 	descSendErr    = telemetry.Desc{Name: "gobridge_route_send_errors_total", Help: "Failed sends, by binding and error class.", Labels: []string{"route", "binding", "class"}}
 
 	descSent     = telemetry.Desc{Name: "gobridge_route_messages_sent_total", Help: "Messages a target accepted, by binding.", Labels: []string{"route", "binding"}}
@@ -65,6 +67,7 @@ var errorClasses = []fault.Class{fault.ClassTransient, fault.ClassPermanent, fau
 // allocates nothing.
 type routeMetrics struct {
 	received, acked, retried, unsettled, settleErr, dlqErr telemetry.Counter
+	leaseExtended, leaseLost                               telemetry.Counter
 	filtered, expired                                      telemetry.Counter
 	inFlight                                               telemetry.Gauge
 	handle, latency                                        telemetry.Histogram
@@ -84,23 +87,25 @@ type bindingMetrics struct {
 
 func newRouteMetrics(m telemetry.Meter, route string, bindings []Binding) routeMetrics {
 	rm := routeMetrics{
-		received:  m.Counter(descReceived, route),
-		acked:     m.Counter(descAcked, route),
-		retried:   m.Counter(descRetried, route),
-		unsettled: m.Counter(descUnsettled, route),
-		settleErr: m.Counter(descSettleErr, route),
-		dlqErr:    m.Counter(descDLQErr, route),
-		filtered:  m.Counter(descFiltered, route),
-		expired:   m.Counter(descExpired, route),
-		inFlight:  m.Gauge(descInFlight, route),
-		handle:    m.Histogram(descHandleTime, route),
-		latency:   m.Histogram(descLatency, route),
-		dlq:       make(map[ports.DLQCategory]telemetry.Counter),
-		dropped:   make(map[string]telemetry.Counter),
-		sendErr:   make(map[string]map[fault.Class]telemetry.Counter),
-		errors:    make(map[fault.Code]telemetry.Counter),
-		errOther:  m.Counter(descErrors, route, codeOther),
-		binding:   make(map[string]bindingMetrics, len(bindings)),
+		received:      m.Counter(descReceived, route),
+		acked:         m.Counter(descAcked, route),
+		retried:       m.Counter(descRetried, route),
+		unsettled:     m.Counter(descUnsettled, route),
+		settleErr:     m.Counter(descSettleErr, route),
+		dlqErr:        m.Counter(descDLQErr, route),
+		leaseExtended: m.Counter(descLeaseExt, route),
+		leaseLost:     m.Counter(descLeaseLost, route),
+		filtered:      m.Counter(descFiltered, route),
+		expired:       m.Counter(descExpired, route),
+		inFlight:      m.Gauge(descInFlight, route),
+		handle:        m.Histogram(descHandleTime, route),
+		latency:       m.Histogram(descLatency, route),
+		dlq:           make(map[ports.DLQCategory]telemetry.Counter),
+		dropped:       make(map[string]telemetry.Counter),
+		sendErr:       make(map[string]map[fault.Class]telemetry.Counter),
+		errors:        make(map[fault.Code]telemetry.Counter),
+		errOther:      m.Counter(descErrors, route, codeOther),
+		binding:       make(map[string]bindingMetrics, len(bindings)),
 	}
 	for _, c := range dlqCategories {
 		rm.dlq[c] = m.Counter(descDLQ, route, string(c))

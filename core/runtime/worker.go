@@ -103,8 +103,12 @@ func (w *worker) handle(d ports.Delivery) {
 
 	env := d.Envelope()
 	w.prepare(env)
+	ctx, stopLease := w.keepLease(ctx, d)
 	ctx, span := rn.tracer.Start(ctx, "gobridge.route", env)
 	err := w.process(ctx, d, env)
+	if stopLease != nil {
+		stopLease() // no extension may run once settling begins
+	}
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
 	w.settleSafely(ctx, d, env, err)
 	w.scope.Fire(w.outcome)
