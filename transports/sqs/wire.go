@@ -1,0 +1,193 @@
+package sqs
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
+
+// SQS limits the wire mapping works within.
+const (
+	// maxAttributes is how many message attributes SQS accepts per message.
+	maxAttributes = 10
+	// maxMessageBytes bounds a message (body, attribute names, types and
+	// values) and a whole batch.
+	maxMessageBytes = 256 * 1024
+	// maxBatch is the number of entries a batch call accepts.
+	maxBatch = 10
+)
+
+// AttrEnvelope is the message attribute that carries the bridge's
+// metadata: subject, ID, times, body encoding and the headers that did not
+// fit in attributes of their own.
+const AttrEnvelope = "gobridge.envelope"
+
+// meta is the JSON content of AttrEnvelope.
+type meta struct {
+	Subject   string         `json:"s,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	CreatedAt int64          `json:"c,omitempty"`
+	ExpiresAt int64          `json:"e,omitempty"`
+	Base64    bool           `json:"b64,omitempty"`
+	Headers   map[string]any `json:"h,omitempty"`
+}
+
+// wireMessage is an envelope as SQS carries it.
+type wireMessage struct {
+	body  string
+	attrs map[string]types.MessageAttributeValue
+	size  int
+}
+
+// toWire maps env to a body and attributes. A payload that SQS cannot
+// carry as text (invalid UTF-8 or characters outside its allowed set) goes
+// base64-encoded. String and []byte headers become attributes, in name
+// order, while the limit of 10 allows (one is the metadata attribute);
+// the others, and headers whose names SQS refuses, travel inside it.
+func toWire(env *messaging.Envelope) (wireMessage, error) {
+	m := meta{Subject: env.Subject, ID: env.ID}
+	if !env.CreatedAt.IsZero() {
+		m.CreatedAt = env.CreatedAt.UnixNano()
+	}
+	if !env.ExpiresAt.IsZero() {
+		m.ExpiresAt = env.ExpiresAt.UnixNano()
+	}
+	body := env.PayloadView()
+	w := wireMessage{attrs: make(map[string]types.MessageAttributeValue, min(len(env.Headers)+1, maxAttributes))}
+	if textSafe(body) {
+		w.body = string(body)
+	} else {
+		w.body = base64.StdEncoding.EncodeToString(body)
+		m.Base64 = true
+	}
+	names := make([]string, 0, len(env.Headers))
+	for k := range env.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := env.Headers[k]
+		if len(w.attrs) < maxAttributes-1 && validAttrName(k) {
+			switch s := v.(type) {
+			case string:
+				if textSafe([]byte(s)) {
+					w.attrs[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(s)}
+					continue
+				}
+			case []byte:
+				w.attrs[k] = types.MessageAttributeValue{DataType: aws.String("Binary"), BinaryValue: s}
+				continue
+			}
+		}
+		if m.Headers == nil {
+			m.Headers = map[string]any{}
+		}
+		m.Headers[k] = v
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return wireMessage{}, err
+	}
+	w.attrs[AttrEnvelope] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(string(mj))}
+	w.size = len(w.body)
+	for k, a := range w.attrs {
+		w.size += len(k) + len(aws.ToString(a.DataType)) + len(aws.ToString(a.StringValue)) + len(a.BinaryValue)
+	}
+	return w, nil
+}
+
+// fromWire rebuilds an envelope from a received message. A message
+// without the metadata attribute (from a producer other than the bridge)
+// gets the SQS message ID as its ID and an empty subject.
+func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
+	var m meta
+	a, ok := msg.MessageAttributes[AttrEnvelope]
+	if ok && a.StringValue != nil {
+		if json.Unmarshal([]byte(*a.StringValue), &m) != nil {
+			m = meta{}
+		}
+	}
+	body := []byte(aws.ToString(msg.Body))
+	if m.Base64 {
+		if b, err := base64.StdEncoding.DecodeString(aws.ToString(msg.Body)); err == nil {
+			body = b
+		}
+	}
+	env := messaging.NewEnvelopeFromImmutablePayload(m.Subject, body)
+	env.ID = m.ID
+	if env.ID == "" {
+		env.ID = aws.ToString(msg.MessageId)
+	}
+	env.CreatedAt = now
+	if m.CreatedAt != 0 {
+		env.CreatedAt = time.Unix(0, m.CreatedAt)
+	}
+	if m.ExpiresAt != 0 {
+		env.ExpiresAt = time.Unix(0, m.ExpiresAt)
+	}
+	env.Headers = make(map[string]any, len(msg.MessageAttributes)+len(m.Headers))
+	for k, v := range m.Headers {
+		env.Headers[k] = v
+	}
+	for k, v := range msg.MessageAttributes {
+		if k == AttrEnvelope {
+			continue
+		}
+		switch {
+		case v.BinaryValue != nil:
+			env.Headers[k] = v.BinaryValue
+		case v.StringValue != nil:
+			env.Headers[k] = *v.StringValue
+		}
+	}
+	return env
+}
+
+// textSafe reports whether SQS accepts b as text: valid UTF-8 made only
+// of the characters its message body allows.
+func textSafe(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		switch {
+		case r == 0x9 || r == 0xA || r == 0xD:
+		case r >= 0x20 && r <= 0xD7FF:
+		case r >= 0xE000 && r <= 0xFFFD:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validAttrName reports whether SQS accepts name as a message attribute
+// name: up to 256 letters, digits, '-', '_' and '.', no leading, trailing
+// or doubled '.', no aws. or amazon. prefix, and not the metadata name.
+func validAttrName(name string) bool {
+	if name == "" || len(name) > 256 || name == AttrEnvelope {
+		return false
+	}
+	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+		return false
+	}
+	low := strings.ToLower(name)
+	if strings.HasPrefix(low, "aws.") || strings.HasPrefix(low, "amazon.") {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
