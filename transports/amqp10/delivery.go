@@ -1,0 +1,149 @@
+package amqp10
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	amqp "github.com/Azure/go-amqp"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// delivery is one unsettled AMQP 1.0 delivery handed to the route. It is
+// disposed once: accepted by Ack, modified or released by Retry, released
+// when the route refuses it.
+type delivery struct {
+	link    *receiverLink
+	msg     *amqp.Message
+	env     *messaging.Envelope
+	retry   RetryMode
+	settled atomic.Bool
+}
+
+var (
+	_ ports.Delivery          = (*delivery)(nil)
+	_ ports.RedeliveryCounter = (*delivery)(nil)
+)
+
+func (d *delivery) Envelope() *messaging.Envelope { return d.env }
+
+// Ack disposes the delivery accepted.
+func (d *delivery) Ack(ctx context.Context) error {
+	return d.settle(ctx, "accept", func(ctx context.Context) error { return d.link.rcv.AcceptMessage(ctx, d.msg) })
+}
+
+// Retry holds the delivery for after, then disposes it modified with
+// delivery-failed (or released, as configured).
+func (d *delivery) Retry(ctx context.Context, after time.Duration, _ error) error {
+	if d.retry == RetryOff {
+		return fault.ErrNotSupported.WithMessage("amqp10: retry is off for this receiver")
+	}
+	if after > 0 {
+		t := time.NewTimer(after)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fault.ErrTimeout.WithMessage("amqp10: waiting to retry").Wrap(ctx.Err())
+		}
+	}
+	if d.retry == RetryReleased {
+		return d.settle(ctx, "release", func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
+	}
+	return d.settle(ctx, "modify", func(ctx context.Context) error {
+		return d.link.rcv.ModifyMessage(ctx, d.msg, &amqp.ModifyMessageOptions{DeliveryFailed: true})
+	})
+}
+
+// Extend is not supported: an AMQP 1.0 delivery has no lease.
+func (d *delivery) Extend(context.Context, time.Time) error {
+	return fault.ErrNotSupported.WithMessage("amqp10: deliveries have no lease to extend")
+}
+
+// RedeliveryCount is the header's delivery-count: how many earlier
+// deliveries of the message failed.
+func (d *delivery) RedeliveryCount() (int, bool) { return redeliveryCount(d.msg.Header) }
+
+// redeliveryCount reads a message header. A delivery-count of 0 is only
+// trusted together with first-acquirer: RabbitMQ 3.x never raises the
+// count and marks redeliveries by clearing first-acquirer alone, so a
+// zero count without first-acquirer says "delivered before, how often
+// unknown" and is reported as no count.
+func redeliveryCount(h *amqp.MessageHeader) (int, bool) {
+	switch {
+	case h == nil:
+		return 0, false
+	case h.DeliveryCount > 0:
+		return int(h.DeliveryCount), true
+	case h.FirstAcquirer:
+		return 0, true
+	}
+	return 0, false
+}
+
+// release hands back a delivery the route did not take.
+func (d *delivery) release(ctx context.Context) {
+	_ = d.settle(ctx, "release", func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
+}
+
+func (d *delivery) settle(ctx context.Context, what string, dispose func(context.Context) error) error {
+	if !d.settled.CompareAndSwap(false, true) {
+		return fault.ErrInternal.WithMessage("amqp10: delivery already settled")
+	}
+	defer d.link.done()
+	if err := dispose(ctx); err != nil {
+		return linkError(ctx, what, err)
+	}
+	return nil
+}
+
+// receiverLink counts the deliveries of one link that are not settled
+// yet, so that a stopping Run can wait for them.
+type receiverLink struct {
+	rcv *amqp.Receiver
+
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed while n == 0
+}
+
+func newReceiverLink(rcv *amqp.Receiver) *receiverLink {
+	idle := make(chan struct{})
+	close(idle)
+	return &receiverLink{rcv: rcv, idle: idle}
+}
+
+func (l *receiverLink) add() {
+	l.mu.Lock()
+	if l.n == 0 {
+		l.idle = make(chan struct{})
+	}
+	l.n++
+	l.mu.Unlock()
+}
+
+func (l *receiverLink) done() {
+	l.mu.Lock()
+	l.n--
+	if l.n == 0 {
+		close(l.idle)
+	}
+	l.mu.Unlock()
+}
+
+// waitIdle waits until every delivery is settled or d has passed.
+func (l *receiverLink) waitIdle(d time.Duration) {
+	l.mu.Lock()
+	idle := l.idle
+	l.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
