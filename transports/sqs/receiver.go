@@ -1,0 +1,167 @@
+package sqs
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// defaultQueueVisibility is assumed when the queue's VisibilityTimeout
+// cannot be read (SQS's own default).
+const defaultQueueVisibility = 30 * time.Second
+
+// Receiver long-polls one queue. It implements ports.Receiver and
+// ports.CapabilityReporter.
+type Receiver struct {
+	api  API
+	cfg  ReceiverConfig
+	o    options
+	urls *queueURLs
+	now  func() time.Time
+}
+
+// NewReceiver validates cfg and returns a Receiver that calls api.
+func NewReceiver(api API, cfg ReceiverConfig, opts ...Option) (*Receiver, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Receiver{api: api, cfg: cfg, o: buildOptions(opts), urls: newQueueURLs(api), now: time.Now}, nil
+}
+
+// Capabilities: Retry changes the visibility, and a message nobody
+// deletes comes back when its visibility ends.
+func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
+	return ports.ReceiverCapabilities{Retry: true, RedeliversUnsettled: true}
+}
+
+// pollers is how many receive calls run at once.
+func (r *Receiver) pollers() int {
+	if r.cfg.Pollers > 0 {
+		return r.cfg.Pollers
+	}
+	n := (r.o.maxInFlight + r.cfg.MaxMessages - 1) / r.cfg.MaxMessages
+	return max(1, min(n, 10))
+}
+
+// Run polls until ctx ends. Together the pollers never hold more than
+// the in-flight limit: a poller reserves a slot per message it asks for,
+// and a delivery gives its slot back once settled.
+func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
+	url, err := r.urls.resolve(ctx, r.cfg.Queue)
+	if err != nil {
+		return err
+	}
+	vis := r.visibility(ctx, url)
+	st := newSettler(r.api, url, r.cfg.BatchWindow, r.o.log)
+	slots := make(chan struct{}, r.o.maxInFlight)
+	var wg sync.WaitGroup
+	for range r.pollers() {
+		wg.Go(func() { r.poll(ctx, url, vis, st, slots, emit) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// visibility is the configured visibility timeout, else the queue's.
+func (r *Receiver) visibility(ctx context.Context, url string) time.Duration {
+	if r.cfg.VisibilityTimeout > 0 {
+		return r.cfg.VisibilityTimeout
+	}
+	out, err := r.api.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameVisibilityTimeout}})
+	if err == nil {
+		if n, e := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)]); e == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	r.o.log.Warn("sqs: could not read the queue's visibility timeout; assuming 30s", "queue", url, "err", err)
+	return defaultQueueVisibility
+}
+
+func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *settler, slots chan struct{}, emit ports.EmitFunc) {
+	backoff := time.Duration(0)
+	release := func() { <-slots }
+	for {
+		// Reserve one slot (waiting for it), then as many more as are free.
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		n := 1
+		for n < r.cfg.MaxMessages {
+			select {
+			case slots <- struct{}{}:
+				n++
+				continue
+			default:
+			}
+			break
+		}
+		in := &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: int32(n),
+			WaitTimeSeconds: int32(r.cfg.WaitTime / time.Second), MessageAttributeNames: []string{"All"},
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount}}
+		if r.cfg.VisibilityTimeout > 0 {
+			in.VisibilityTimeout = int32(r.cfg.VisibilityTimeout / time.Second)
+		}
+		out, err := r.api.ReceiveMessage(ctx, in)
+		got := 0
+		if err == nil {
+			got = len(out.Messages)
+		}
+		for range n - got {
+			release()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, 100*time.Millisecond), 10*time.Second)
+			r.o.log.Warn("sqs: receive failed", "queue", url, "err", classify("ReceiveMessage", err), "retry_in", backoff)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+			continue
+		}
+		backoff = 0
+		for i, m := range out.Messages {
+			d := newDelivery(m, st, r.now, vis, release)
+			if err := emit(ctx, d); err != nil {
+				// Not taken: hand this message and the rest back now
+				// instead of when their visibility ends.
+				r.handBack(st, out.Messages[i:])
+				for range out.Messages[i:] {
+					release()
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				break
+			}
+		}
+	}
+}
+
+// handBack makes messages the route did not take visible again at once.
+func (r *Receiver) handBack(st *settler, msgs []types.Message) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, m := range msgs {
+		if err := st.changeVisibility(ctx, aws.ToString(m.ReceiptHandle), 0); err != nil {
+			r.o.log.Debug("sqs: hand-back failed; the message returns when its visibility ends", "err", err, slog.String("id", aws.ToString(m.MessageId)))
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package sqs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+)
+
+// deleteAttempts is how often a failed delete is tried before the failure
+// is reported: a delete that never succeeds only lets the message come
+// back, a duplicate and never a loss.
+const deleteAttempts = 3
+
+// settler deletes and extends the messages of one queue in batches.
+type settler struct {
+	api     API
+	url     string
+	log     *slog.Logger
+	deletes *batcher
+	extends *batcher
+	// noBatchVisibility is set once the server showed it lacks
+	// ChangeMessageVisibilityBatch; extensions then go one by one.
+	noBatchVisibility atomic.Bool
+}
+
+func newSettler(api API, url string, window time.Duration, log *slog.Logger) *settler {
+	s := &settler{api: api, url: url, log: log}
+	s.deletes = newBatcher(window, s.flushDeletes)
+	s.extends = newBatcher(window, s.flushExtends)
+	return s
+}
+
+func (s *settler) flushDeletes(ctx context.Context, items []batchItem) {
+	for attempt := 1; len(items) > 0; attempt++ {
+		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(items))}
+		for i, it := range items {
+			in.Entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.handle)}
+		}
+		out, err := s.api.DeleteMessageBatch(ctx, in)
+		var retry []batchItem
+		if err != nil {
+			err = classify("DeleteMessageBatch", err)
+			if attempt < deleteAttempts && fault.IsRecoverable(err) {
+				retry = items
+			} else {
+				for _, it := range items {
+					it.done <- err
+				}
+			}
+		} else {
+			failed := map[int]error{}
+			for _, f := range out.Failed {
+				if i, e := strconv.Atoi(aws.ToString(f.Id)); e == nil && i >= 0 && i < len(items) {
+					failed[i] = classifyCode("DeleteMessageBatch entry", aws.ToString(f.Code), smithyFault(f.SenderFault),
+						entryError{aws.ToString(f.Code), aws.ToString(f.Message)})
+				}
+			}
+			for i, it := range items {
+				ferr, bad := failed[i]
+				switch {
+				case !bad:
+					it.done <- nil
+				case attempt < deleteAttempts && fault.IsRecoverable(ferr):
+					retry = append(retry, it)
+				default:
+					s.log.Warn("sqs: delete failed; the message will come back", "queue", s.url, "err", ferr)
+					it.done <- ferr
+				}
+			}
+		}
+		items = retry
+		if len(items) > 0 {
+			t := time.NewTimer(time.Duration(attempt) * 100 * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				for _, it := range items {
+					it.done <- classify("DeleteMessageBatch", ctx.Err())
+				}
+				return
+			}
+		}
+	}
+}
+
+func (s *settler) flushExtends(ctx context.Context, items []batchItem) {
+	if !s.noBatchVisibility.Load() {
+		in := &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.ChangeMessageVisibilityBatchRequestEntry, len(items))}
+		for i, it := range items {
+			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.handle), VisibilityTimeout: it.vis}
+		}
+		out, err := s.api.ChangeMessageVisibilityBatch(ctx, in)
+		if err == nil {
+			failed := map[int]error{}
+			for _, f := range out.Failed {
+				if i, e := strconv.Atoi(aws.ToString(f.Id)); e == nil && i >= 0 && i < len(items) {
+					failed[i] = classifyCode("ChangeMessageVisibilityBatch entry", aws.ToString(f.Code), smithyFault(f.SenderFault),
+						entryError{aws.ToString(f.Code), aws.ToString(f.Message)})
+				}
+			}
+			for i, it := range items {
+				it.done <- failed[i]
+			}
+			return
+		}
+		if cerr := classify("ChangeMessageVisibilityBatch", err); !callRefused(err) {
+			for _, it := range items {
+				it.done <- cerr
+			}
+			return
+		}
+		// A refusal of the call as a whole: the server may not know it.
+		// Try one by one, and keep doing so once that works.
+		ok := s.extendEach(ctx, items)
+		if ok {
+			s.noBatchVisibility.Store(true)
+			s.log.Info("sqs: ChangeMessageVisibilityBatch refused; extending one message per call", "queue", s.url, "err", err)
+		}
+		return
+	}
+	s.extendEach(ctx, items)
+}
+
+// extendEach changes visibility one message per call and reports whether
+// any call succeeded.
+func (s *settler) extendEach(ctx context.Context, items []batchItem) bool {
+	anyOK := false
+	for _, it := range items {
+		err := s.changeVisibility(ctx, it.handle, it.vis)
+		anyOK = anyOK || err == nil
+		it.done <- err
+	}
+	return anyOK
+}
+
+func (s *settler) changeVisibility(ctx context.Context, handle string, secs int32) error {
+	_, err := s.api.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(s.url), ReceiptHandle: aws.String(handle), VisibilityTimeout: secs})
+	return classify("ChangeMessageVisibility", err)
+}
+
+// visibilitySeconds rounds d up to whole seconds within SQS's 0..12h.
+func visibilitySeconds(d time.Duration) int32 {
+	if d <= 0 {
+		return 0
+	}
+	if d > MaxVisibility {
+		d = MaxVisibility
+	}
+	return int32((d + time.Second - 1) / time.Second)
+}
+
+// callRefused reports whether a server turned a call down as such (an
+// unknown action answered with a client error, or an unsupported
+// operation) rather than failing it for a passing reason.
+func callRefused(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() != "" {
+		switch fault.CodeOf(classify("", err)) {
+		case fault.CodeNotSupported, fault.CodeProtocolError:
+			return true
+		}
+		return false
+	}
+	// No error code: the answer was not SQS's (goaws answers an unknown
+	// action with a bare 400).
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) {
+		switch re.HTTPStatusCode() {
+		case 400, 404, 405, 501:
+			return true
+		}
+	}
+	return false
+}
