@@ -9,6 +9,9 @@ require (
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
-require github.com/stretchr/testify v1.12.1 // indirect
+require (
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+)
 
 replace github.com/gobridge-oss/gobridge/core => ../../core

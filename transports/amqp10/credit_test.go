@@ -1,0 +1,74 @@
+package amqp10
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// TestCreditNeverExceedsMaxInFlight holds every delivery unsettled and
+// checks that the peer hands over exactly max_in_flight of them, and one
+// more for each one settled.
+func TestCreditNeverExceedsMaxInFlight(t *testing.T) {
+	const n, published = 5, 20
+	p := rabbitPeer(t)
+	q := p.queue(t)
+	raw := newRawClient(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range published {
+		if err := raw.publish(ctx, q, messaging.NewEnvelope("credit", fmt.Appendf(nil, "m%02d", i))); err != nil {
+			t.Fatalf("publish: %v", err)
+		}
+	}
+	r, err := NewReceiver(newTestSession(t, p), ReceiverConfig{Address: q}, WithMaxInFlight(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan ports.Delivery, published)
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() {
+		ran <- r.Run(runCtx, func(_ context.Context, d ports.Delivery) error { got <- d; return nil })
+	}()
+	defer func() { stop(); <-ran }()
+
+	var held []ports.Delivery
+	take := func(k int) {
+		t.Helper()
+		for range k {
+			select {
+			case d := <-got:
+				held = append(held, d)
+			case <-ctx.Done():
+				t.Fatalf("only %d deliveries arrived", len(held))
+			}
+		}
+	}
+	quiet := func() {
+		t.Helper()
+		select {
+		case <-got:
+			t.Fatalf("a delivery beyond the credit arrived while %d were unsettled (max_in_flight %d)", len(held), n)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	take(n)
+	quiet()
+	for i := range 3 {
+		if err := held[i].Ack(ctx); err != nil {
+			t.Fatalf("Ack: %v", err)
+		}
+	}
+	take(3)
+	quiet()
+	for _, d := range held[3:] {
+		if err := d.Ack(ctx); err != nil {
+			t.Fatalf("Ack: %v", err)
+		}
+	}
+}
