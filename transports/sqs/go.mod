@@ -9,6 +9,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/google/go-cmp v0.7.0
 )
 
 require (
@@ -22,7 +23,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 )
 
 replace github.com/gobridge-oss/gobridge/core => ../../core

@@ -121,3 +121,8 @@ func (d *drain) receive(ctx context.Context, queue string) (conformance.Received
 		d.mu.Unlock()
 	}
 }
+
+// wireToMessage is what a receive returns for w.
+func wireToMessage(w wireMessage) types.Message {
+	return types.Message{Body: aws.String(w.body), MessageAttributes: w.attrs, MessageId: aws.String("mid"), ReceiptHandle: aws.String("rh")}
+}
