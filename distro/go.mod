@@ -14,12 +14,28 @@ require (
 	github.com/gobridge-oss/gobridge/transports/amqp091 v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/transports/httpsse v0.0.0
 	github.com/gobridge-oss/gobridge/transports/mqtt v0.0.0-00010101000000-000000000000
+	github.com/gobridge-oss/gobridge/transports/sqs v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
 require (
+	github.com/aws/aws-sdk-go-v2 v1.48.0 // indirect
+	github.com/aws/aws-sdk-go-v2/config v1.33.19 // indirect
+	github.com/aws/aws-sdk-go-v2/credentials v1.21.1 // indirect
+	github.com/aws/aws-sdk-go-v2/feature/ec2/imds v1.20.9 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/v4a v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/presigned-url v1.14.12 // indirect
+	github.com/aws/aws-sdk-go-v2/service/signin v1.13.1 // indirect
+	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0 // indirect
+	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
+	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
+	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
+	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/eclipse/paho.golang v0.23.0 // indirect
@@ -55,4 +71,5 @@ replace (
 	github.com/gobridge-oss/gobridge/transports/amqp091 => ../transports/amqp091
 	github.com/gobridge-oss/gobridge/transports/httpsse => ../transports/httpsse
 	github.com/gobridge-oss/gobridge/transports/mqtt => ../transports/mqtt
+	github.com/gobridge-oss/gobridge/transports/sqs => ../transports/sqs
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/gobridge-oss/gobridge/transports/amqp091"
 	"github.com/gobridge-oss/gobridge/transports/httpsse"
 	"github.com/gobridge-oss/gobridge/transports/mqtt"
+	"github.com/gobridge-oss/gobridge/transports/sqs"
 )
 
 // Factories returns every factory the distro bundles.
@@ -28,6 +29,8 @@ func Factories() []registry.Factory {
 		amqp091.SessionFactory(),
 		amqp091.ReceiverFactory(),
 		amqp091.SenderFactory(),
+		sqs.ReceiverFactory(),
+		sqs.SenderFactory(),
 		filter.Factory(),
 		transform.Factory(),
 		circuitbreaker.Factory(),
@@ -51,6 +54,7 @@ func Modules() []string {
 		"github.com/gobridge-oss/gobridge/transports/amqp091",
 		"github.com/gobridge-oss/gobridge/transports/httpsse",
 		"github.com/gobridge-oss/gobridge/transports/mqtt",
+		"github.com/gobridge-oss/gobridge/transports/sqs",
 	}
 }
 

@@ -23,6 +23,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 )
 
 replace github.com/gobridge-oss/gobridge/core => ../../core
