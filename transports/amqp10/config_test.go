@@ -95,3 +95,30 @@ func TestSenderConfigValidate(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
+
+func TestReceiverConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  ReceiverConfig
+		want []string
+	}{
+		{"minimal", ReceiverConfig{Address: "/amq/queue/q"}, nil},
+		{"everything wrong", ReceiverConfig{Credit: -1, Retry: "sometimes", Linger: -time.Second}, []string{
+			"address: required",
+			"credit: must be within [1,2147483647], or 0 for the route's max_in_flight; got -1",
+			"retry: must be modified, released or off, got \"sometimes\"",
+			"linger: must not be negative, got -1s",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, problemsOf(tt.cfg.WithDefaults().Validate())); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+	c := ReceiverConfig{Address: "a"}.WithDefaults()
+	if c.Retry != RetryModified || c.Linger != DefaultLinger || c.Credit != 0 {
+		t.Errorf("defaults: %+v", c)
+	}
+}

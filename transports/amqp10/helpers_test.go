@@ -26,6 +26,9 @@ type peer struct {
 	// queue returns the AMQP 1.0 address of a fresh queue, deleted when
 	// the test ends.
 	queue func(t *testing.T) string
+	// restart, when set, kills the peer as a crash would and starts it
+	// again on the same port.
+	restart func(t *testing.T)
 }
 
 // rabbitPeer is the shared RabbitMQ with its AMQP 1.0 plugin; queues are
@@ -73,9 +76,20 @@ func protonPeer(t *testing.T) peer {
 		itest.Unavailable(t, "the Qpid Proton example broker cannot start (%v): run scripts/ensure-proton.sh", err)
 	}
 	t.Cleanup(func() { _ = command(env, script, "stop").Run() })
-	cfg := SessionConfig{URL: "amqp://" + strings.TrimSpace(string(out))}
+	addr := strings.TrimSpace(string(out))
+	cfg := SessionConfig{URL: "amqp://" + addr}
 	probe(t, cfg, "the Qpid Proton example broker")
-	return peer{name: "proton", cfg: cfg, queue: func(t *testing.T) string { return uniqueName(t) }}
+	restart := func(t *testing.T) {
+		t.Helper()
+		if err := command(env, script, "kill").Run(); err != nil {
+			t.Fatalf("kill the Proton broker: %v", err)
+		}
+		_, port, _ := strings.Cut(addr, ":")
+		if err := command(env, script, "start", port).Run(); err != nil {
+			t.Fatalf("restart the Proton broker: %v", err)
+		}
+	}
+	return peer{name: "proton", cfg: cfg, queue: func(t *testing.T) string { return uniqueName(t) }, restart: restart}
 }
 
 func command(env []string, name string, args ...string) *exec.Cmd {
