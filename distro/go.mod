@@ -12,6 +12,7 @@ require (
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
 	github.com/gobridge-oss/gobridge/transports/amqp091 v0.0.0-00010101000000-000000000000
+	github.com/gobridge-oss/gobridge/transports/amqp10 v0.0.0
 	github.com/gobridge-oss/gobridge/transports/httpsse v0.0.0
 	github.com/gobridge-oss/gobridge/transports/mqtt v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/transports/sqs v0.0.0
@@ -21,6 +22,7 @@ require (
 )
 
 require (
+	github.com/Azure/go-amqp v1.7.0 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.48.0 // indirect
 	github.com/aws/aws-sdk-go-v2/config v1.33.19 // indirect
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.1 // indirect
@@ -69,6 +71,7 @@ replace (
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite
 	github.com/gobridge-oss/gobridge/transports/amqp091 => ../transports/amqp091
+	github.com/gobridge-oss/gobridge/transports/amqp10 => ../transports/amqp10
 	github.com/gobridge-oss/gobridge/transports/httpsse => ../transports/httpsse
 	github.com/gobridge-oss/gobridge/transports/mqtt => ../transports/mqtt
 	github.com/gobridge-oss/gobridge/transports/sqs => ../transports/sqs

@@ -12,6 +12,7 @@ import (
 	"github.com/gobridge-oss/gobridge/stores/memory"
 	"github.com/gobridge-oss/gobridge/stores/sqlite"
 	"github.com/gobridge-oss/gobridge/transports/amqp091"
+	"github.com/gobridge-oss/gobridge/transports/amqp10"
 	"github.com/gobridge-oss/gobridge/transports/httpsse"
 	"github.com/gobridge-oss/gobridge/transports/mqtt"
 	"github.com/gobridge-oss/gobridge/transports/sqs"
@@ -29,6 +30,9 @@ func Factories() []registry.Factory {
 		amqp091.SessionFactory(),
 		amqp091.ReceiverFactory(),
 		amqp091.SenderFactory(),
+		amqp10.SessionFactory(),
+		amqp10.ReceiverFactory(),
+		amqp10.SenderFactory(),
 		sqs.ReceiverFactory(),
 		sqs.SenderFactory(),
 		filter.Factory(),
@@ -52,6 +56,7 @@ func Modules() []string {
 		"github.com/gobridge-oss/gobridge/stores/memory",
 		"github.com/gobridge-oss/gobridge/stores/sqlite",
 		"github.com/gobridge-oss/gobridge/transports/amqp091",
+		"github.com/gobridge-oss/gobridge/transports/amqp10",
 		"github.com/gobridge-oss/gobridge/transports/httpsse",
 		"github.com/gobridge-oss/gobridge/transports/mqtt",
 		"github.com/gobridge-oss/gobridge/transports/sqs",
