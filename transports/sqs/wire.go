@@ -32,12 +32,25 @@ const AttrEnvelope = "gobridge.envelope"
 
 // meta is the JSON content of AttrEnvelope.
 type meta struct {
-	Subject   string         `json:"s,omitempty"`
-	ID        string         `json:"id,omitempty"`
-	CreatedAt int64          `json:"c,omitempty"`
-	ExpiresAt int64          `json:"e,omitempty"`
-	Base64    bool           `json:"b64,omitempty"`
-	Headers   map[string]any `json:"h,omitempty"`
+	Subject string `json:"s,omitempty"`
+	// SubjectBytes holds a subject that is not valid UTF-8.
+	SubjectBytes []byte         `json:"sb,omitempty"`
+	ID           string         `json:"id,omitempty"`
+	CreatedAt    int64          `json:"c,omitempty"`
+	ExpiresAt    int64          `json:"e,omitempty"`
+	Base64       bool           `json:"b64,omitempty"`
+	Headers      map[string]any `json:"h,omitempty"`
+	// Raw holds []byte headers, and string headers whose name or value
+	// is not valid UTF-8, which JSON strings could not carry unchanged.
+	Raw []rawHeader `json:"x,omitempty"`
+}
+
+// rawHeader is one header of meta.Raw.
+type rawHeader struct {
+	Name  []byte `json:"k"`
+	Value []byte `json:"v"`
+	// Bytes tells a []byte value from a string one.
+	Bytes bool `json:"b,omitempty"`
 }
 
 // wireMessage is an envelope as SQS carries it.
@@ -54,6 +67,9 @@ type wireMessage struct {
 // the others, and headers whose names SQS refuses, travel inside it.
 func toWire(env *messaging.Envelope) (wireMessage, error) {
 	m := meta{Subject: env.Subject, ID: env.ID}
+	if !utf8.ValidString(env.Subject) {
+		m.Subject, m.SubjectBytes = "", []byte(env.Subject)
+	}
 	if !env.CreatedAt.IsZero() {
 		m.CreatedAt = env.CreatedAt.UnixNano()
 	}
@@ -87,10 +103,7 @@ func toWire(env *messaging.Envelope) (wireMessage, error) {
 				continue
 			}
 		}
-		if m.Headers == nil {
-			m.Headers = map[string]any{}
-		}
-		m.Headers[k] = v
+		m.overflow(k, v)
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
@@ -121,6 +134,9 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 			body = b
 		}
 	}
+	if m.SubjectBytes != nil {
+		m.Subject = string(m.SubjectBytes)
+	}
 	env := messaging.NewEnvelopeFromImmutablePayload(m.Subject, body)
 	env.ID = m.ID
 	if env.ID == "" {
@@ -137,6 +153,14 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 	for k, v := range m.Headers {
 		env.Headers[k] = v
 	}
+	for _, h := range m.Raw {
+		if h.Bytes {
+			env.Headers[string(h.Name)] = h.Value
+		} else {
+			env.Headers[string(h.Name)] = string(h.Value)
+		}
+	}
+	delete(env.Headers, AttrEnvelope)
 	for k, v := range msg.MessageAttributes {
 		if k == AttrEnvelope {
 			continue
@@ -149,6 +173,24 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 		}
 	}
 	return env
+}
+
+// overflow records a header that has no attribute of its own.
+func (m *meta) overflow(k string, v any) {
+	switch x := v.(type) {
+	case []byte:
+		m.Raw = append(m.Raw, rawHeader{Name: []byte(k), Value: x, Bytes: true})
+		return
+	case string:
+		if !utf8.ValidString(k) || !utf8.ValidString(x) {
+			m.Raw = append(m.Raw, rawHeader{Name: []byte(k), Value: []byte(x)})
+			return
+		}
+	}
+	if m.Headers == nil {
+		m.Headers = map[string]any{}
+	}
+	m.Headers[k] = v
 }
 
 // textSafe reports whether SQS accepts b as text: valid UTF-8 made only
