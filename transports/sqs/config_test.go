@@ -16,7 +16,7 @@ func problemFields(err error) []string {
 	var out []string
 	for _, line := range strings.Split(err.Error(), "\n") {
 		for _, f := range []string{"client.region", "client.endpoint", "client.protocol", "client.access_key_id",
-			"client.session_token", "queue", "wait_time", "max_messages", "pollers", "visibility_timeout", "batch_window"} {
+			"client.session_token", "fifo.deduplication", "fifo.default_group", "queue", "wait_time", "max_messages", "pollers", "visibility_timeout", "batch_window"} {
 			if strings.Contains(line, f+": ") {
 				out = append(out, f)
 				break
@@ -59,8 +59,9 @@ func TestSenderConfigValidate(t *testing.T) {
 	if err := (SenderConfig{}).WithDefaults().Validate(); err != nil {
 		t.Errorf("empty sender config: %v", err)
 	}
-	got := problemFields(SenderConfig{Queue: "no/slash", Client: ClientConfig{Endpoint: "http://u:p@h"}}.WithDefaults().Validate())
-	if diff := cmp.Diff([]string{"client.endpoint", "queue"}, got); diff != "" {
+	got := problemFields(SenderConfig{Queue: "no/slash", Client: ClientConfig{Endpoint: "http://u:p@h"},
+		FIFO: FIFOConfig{Deduplication: "none", DefaultGroup: "has space"}}.WithDefaults().Validate())
+	if diff := cmp.Diff([]string{"client.endpoint", "queue", "fifo.deduplication", "fifo.default_group"}, got); diff != "" {
 		t.Errorf("problem fields (-want +got):\n%s", diff)
 	}
 }

@@ -85,8 +85,9 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 		res[i].Index = i
 	}
 	type pending struct {
-		idx int
-		w   wireMessage
+		idx          int
+		w            wireMessage
+		group, dedup *string
 	}
 	byQueue := map[string][]pending{}
 	var order []string
@@ -113,10 +114,17 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 			res[i].Err = fault.ErrPayloadTooLarge.WithMessage("sqs: message of " + strconv.Itoa(w.size) + " bytes exceeds 262144")
 			continue
 		}
+		var group, dedup *string
+		if isFIFO(url) {
+			if group, dedup, err = s.cfg.FIFO.ids(m.Envelope); err != nil {
+				res[i].Err = err
+				continue
+			}
+		}
 		if _, ok := byQueue[url]; !ok {
 			order = append(order, url)
 		}
-		byQueue[url] = append(byQueue[url], pending{i, w})
+		byQueue[url] = append(byQueue[url], pending{i, w, group, dedup})
 	}
 	for _, url := range order {
 		items := byQueue[url]
@@ -132,6 +140,7 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 			ws := make([]wireMessage, len(chunk))
 			for j, p := range chunk {
 				idx[j], ws[j] = p.idx, p.w
+				ws[j].group, ws[j].dedup = p.group, p.dedup
 			}
 			s.sendChunk(ctx, url, idx, ws, res)
 		}
@@ -144,7 +153,8 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wireMessage, res []ports.BatchResult) {
 	in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: make([]types.SendMessageBatchRequestEntry, len(ws))}
 	for j, w := range ws {
-		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), MessageBody: aws.String(w.body), MessageAttributes: w.attrs}
+		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
+			MessageGroupId: w.group, MessageDeduplicationId: w.dedup}
 	}
 	if !*s.cfg.Batch {
 		s.sendOneByOne(ctx, url, idx, ws, res)
@@ -183,7 +193,8 @@ func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wire
 // sendOneByOne sends each message with its own SendMessage call.
 func (s *Sender) sendOneByOne(ctx context.Context, url string, idx []int, ws []wireMessage, res []ports.BatchResult) {
 	for j, w := range ws {
-		_, err := s.api.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(w.body), MessageAttributes: w.attrs})
+		_, err := s.api.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
+			MessageGroupId: w.group, MessageDeduplicationId: w.dedup})
 		res[idx[j]].Err = classify("SendMessage", err)
 	}
 }

@@ -1,6 +1,10 @@
 package sqs
 
-import "github.com/aws/aws-sdk-go-v2/aws"
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
 
 // SenderConfig is the declarative setup of a Sender, as read from the
 // settings of a `type: sqs` sender entry.
@@ -14,11 +18,39 @@ type SenderConfig struct {
 	// own SendMessage call: only for servers whose batch call loses
 	// message attributes, as the goaws emulator's does.
 	Batch *bool `yaml:"batch" json:"batch"`
+	// FIFO applies to destinations whose name ends in .fifo.
+	FIFO FIFOConfig `yaml:"fifo" json:"fifo"`
+}
+
+// Deduplication modes of a FIFO sender.
+const (
+	// DedupMessageID sends the x-bridge.dedup-id header, else the
+	// envelope ID, as the MessageDeduplicationId (hashed when longer than
+	// SQS's 128 characters or made of characters it refuses).
+	DedupMessageID = "message_id"
+	// DedupContent sends none: the queue must have content-based
+	// deduplication on.
+	DedupContent = "content"
+)
+
+// FIFOConfig says how messages to FIFO queues get their group and
+// deduplication ids.
+type FIFOConfig struct {
+	// GroupHeader names the header whose value is the MessageGroupId
+	// (x-bridge.ordering-key).
+	GroupHeader string `yaml:"group_header" json:"group_header"`
+	// DefaultGroup is the MessageGroupId of messages without that header
+	// (none: such messages fail with INVALID_PAYLOAD).
+	DefaultGroup string `yaml:"default_group" json:"default_group"`
+	// Deduplication is message_id (the default) or content.
+	Deduplication string `yaml:"deduplication" json:"deduplication"`
 }
 
 // WithDefaults fills the client defaults.
 func (c SenderConfig) WithDefaults() SenderConfig {
 	c.Client = c.Client.WithDefaults()
+	setDefault(&c.FIFO.GroupHeader, messaging.HeaderOrderingKey)
+	setDefault(&c.FIFO.Deduplication, DedupMessageID)
 	if c.Batch == nil {
 		c.Batch = aws.Bool(true)
 	}
@@ -31,6 +63,14 @@ func (c SenderConfig) Validate() error {
 	c.Client.check(&p, "client.")
 	if c.Queue != "" {
 		checkQueue(&p, "queue", c.Queue)
+	}
+	switch c.FIFO.Deduplication {
+	case DedupMessageID, DedupContent:
+	default:
+		p.add("fifo.deduplication", "must be message_id or content, got %q", c.FIFO.Deduplication)
+	}
+	if c.FIFO.DefaultGroup != "" && !fifoIDValid(c.FIFO.DefaultGroup) {
+		p.add("fifo.default_group", "must be 1 to 128 printable ASCII characters, got %q", c.FIFO.DefaultGroup)
 	}
 	return p.err()
 }

@@ -58,6 +58,8 @@ type wireMessage struct {
 	body  string
 	attrs map[string]types.MessageAttributeValue
 	size  int
+	// group and dedup are the FIFO ids, nil for standard queues.
+	group, dedup *string
 }
 
 // toWire maps env to a body and attributes. A payload that SQS cannot
