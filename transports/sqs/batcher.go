@@ -11,36 +11,41 @@ import (
 const flushTimeout = 30 * time.Second
 
 // batchItem is one request waiting for a batch call.
-type batchItem struct {
+type batchItem[T any] struct {
+	v    T
+	done chan error
+}
+
+// receipt is a request about one received message.
+type receipt struct {
 	handle string
 	vis    int32 // seconds, for visibility changes
-	done   chan error
 }
 
 // batcher coalesces requests into calls of at most maxBatch entries: a
 // full batch goes at once, a partial one when the window since its first
 // request has passed. It owns no goroutine between flushes; each flush
 // runs on a timer's goroutine or on the caller that filled the batch.
-type batcher struct {
+type batcher[T any] struct {
 	window time.Duration
-	flush  func(ctx context.Context, items []batchItem)
+	flush  func(ctx context.Context, items []batchItem[T])
 
 	mu      sync.Mutex
-	pending []batchItem
+	pending []batchItem[T]
 	timer   *time.Timer
 }
 
-func newBatcher(window time.Duration, flush func(ctx context.Context, items []batchItem)) *batcher {
-	return &batcher{window: window, flush: flush}
+func newBatcher[T any](window time.Duration, flush func(ctx context.Context, items []batchItem[T])) *batcher[T] {
+	return &batcher[T]{window: window, flush: flush}
 }
 
 // do queues one request and waits for its outcome or for ctx to end. A
 // request whose caller stopped waiting is still carried out.
-func (b *batcher) do(ctx context.Context, handle string, vis int32) error {
-	it := batchItem{handle: handle, vis: vis, done: make(chan error, 1)}
+func (b *batcher[T]) do(ctx context.Context, v T) error {
+	it := batchItem[T]{v: v, done: make(chan error, 1)}
 	b.mu.Lock()
 	b.pending = append(b.pending, it)
-	var full []batchItem
+	var full []batchItem[T]
 	switch {
 	case len(b.pending) >= maxBatch:
 		full = b.take()
@@ -60,7 +65,7 @@ func (b *batcher) do(ctx context.Context, handle string, vis int32) error {
 }
 
 // take empties the queue; b.mu is held.
-func (b *batcher) take() []batchItem {
+func (b *batcher[T]) take() []batchItem[T] {
 	items := b.pending
 	b.pending = nil
 	if b.timer != nil {
@@ -70,7 +75,7 @@ func (b *batcher) take() []batchItem {
 	return items
 }
 
-func (b *batcher) flushPending() {
+func (b *batcher[T]) flushPending() {
 	b.mu.Lock()
 	items := b.take()
 	b.mu.Unlock()
@@ -79,7 +84,7 @@ func (b *batcher) flushPending() {
 	}
 }
 
-func (b *batcher) run(items []batchItem) {
+func (b *batcher[T]) run(items []batchItem[T]) {
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	b.flush(ctx, items)

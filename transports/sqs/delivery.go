@@ -57,7 +57,7 @@ func (d *delivery) Envelope() *messaging.Envelope { return d.env }
 
 // Ack deletes the message, in a DeleteMessageBatch shared with other acks.
 func (d *delivery) Ack(ctx context.Context) error {
-	err := d.st.deletes.do(ctx, d.handle, 0)
+	err := d.st.deletes.do(ctx, receipt{handle: d.handle})
 	if err == nil {
 		d.done()
 	}
@@ -82,7 +82,7 @@ func (d *delivery) Extend(ctx context.Context, until time.Time) error {
 	if secs == 0 {
 		return fault.ErrInvalidConfig.WithMessage("sqs: Extend to a time already past")
 	}
-	if err := d.st.extends.do(ctx, d.handle, secs); err != nil {
+	if err := d.st.extends.do(ctx, receipt{handle: d.handle, vis: secs}); err != nil {
 		return err
 	}
 	d.lease.Store(now.Add(time.Duration(secs) * time.Second).UnixNano())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,6 +24,9 @@ type Sender struct {
 	urls   *queueURLs
 	log    *slog.Logger
 	closed atomic.Bool
+
+	mu    sync.Mutex
+	sends map[string]*batcher[wireMessage] // by queue URL
 }
 
 // Option configures a Sender or a Receiver.
@@ -58,16 +62,80 @@ func NewSender(api API, cfg SenderConfig, opts ...Option) (*Sender, error) {
 		return nil, err
 	}
 	o := buildOptions(opts)
-	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log}, nil
+	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log, sends: map[string]*batcher[wireMessage]{}}, nil
 }
 
-// Send sends one message.
+// Send sends one message. With batching on, concurrent sends to one
+// queue share a SendMessageBatch call: a send waits up to batch_window for
+// others, and 10 waiting go at once.
 func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
-	res, err := s.SendBatch(ctx, []ports.OutboundMessage{msg})
+	if s.closed.Load() {
+		return fault.ErrUnavailable.WithMessage("sqs: sender closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return classify("SendMessage", err)
+	}
+	url, w, err := s.prepare(ctx, msg)
 	if err != nil {
 		return err
 	}
-	return res[0].Err
+	if !*s.cfg.Batch {
+		res := make([]ports.BatchResult, 1)
+		s.sendOneByOne(ctx, url, []int{0}, []wireMessage{w}, res)
+		return res[0].Err
+	}
+	return s.coalescer(url).do(ctx, w)
+}
+
+// coalescer returns the batcher of sends to url.
+func (s *Sender) coalescer(url string) *batcher[wireMessage] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.sends[url]
+	if !ok {
+		b = newBatcher(s.cfg.BatchWindow, func(ctx context.Context, items []batchItem[wireMessage]) {
+			ws := make([]wireMessage, len(items))
+			for i, it := range items {
+				ws[i] = it.v
+			}
+			res := make([]ports.BatchResult, len(items))
+			s.sendChunks(ctx, url, ws, func(j int) int { return j }, res)
+			for i, it := range items {
+				it.done <- res[i].Err
+			}
+		})
+		s.sends[url] = b
+	}
+	return b
+}
+
+// prepare resolves msg's queue and maps it to the wire, FIFO ids
+// included.
+func (s *Sender) prepare(ctx context.Context, m ports.OutboundMessage) (string, wireMessage, error) {
+	addr := m.Address
+	if addr == "" {
+		addr = s.cfg.Queue
+	}
+	if addr == "" {
+		return "", wireMessage{}, fault.ErrInvalidTopic.WithMessage("sqs: no address and no default queue")
+	}
+	url, err := s.urls.resolve(ctx, addr)
+	if err != nil {
+		return "", wireMessage{}, err
+	}
+	w, err := toWire(m.Envelope)
+	if err != nil {
+		return "", wireMessage{}, fault.ErrInvalidPayload.WithMessage("sqs: encoding the envelope").Wrap(err)
+	}
+	if w.size > maxMessageBytes {
+		return "", wireMessage{}, fault.ErrPayloadTooLarge.WithMessage("sqs: message of " + strconv.Itoa(w.size) + " bytes exceeds 262144")
+	}
+	if isFIFO(url) {
+		if w.group, w.dedup, err = s.cfg.FIFO.ids(m.Envelope); err != nil {
+			return "", wireMessage{}, err
+		}
+	}
+	return url, w, nil
 }
 
 // SendBatch sends msgs, grouped by queue into calls of at most 10 entries
@@ -84,68 +152,50 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 	for i := range res {
 		res[i].Index = i
 	}
-	type pending struct {
-		idx          int
-		w            wireMessage
-		group, dedup *string
+	type queued struct {
+		ws  []wireMessage
+		idx []int
 	}
-	byQueue := map[string][]pending{}
+	byQueue := map[string]*queued{}
 	var order []string
 	for i, m := range msgs {
-		addr := m.Address
-		if addr == "" {
-			addr = s.cfg.Queue
-		}
-		if addr == "" {
-			res[i].Err = fault.ErrInvalidTopic.WithMessage("sqs: no address and no default queue")
-			continue
-		}
-		url, err := s.urls.resolve(ctx, addr)
+		url, w, err := s.prepare(ctx, m)
 		if err != nil {
 			res[i].Err = err
 			continue
 		}
-		w, err := toWire(m.Envelope)
-		if err != nil {
-			res[i].Err = fault.ErrInvalidPayload.WithMessage("sqs: encoding the envelope").Wrap(err)
-			continue
-		}
-		if w.size > maxMessageBytes {
-			res[i].Err = fault.ErrPayloadTooLarge.WithMessage("sqs: message of " + strconv.Itoa(w.size) + " bytes exceeds 262144")
-			continue
-		}
-		var group, dedup *string
-		if isFIFO(url) {
-			if group, dedup, err = s.cfg.FIFO.ids(m.Envelope); err != nil {
-				res[i].Err = err
-				continue
-			}
-		}
-		if _, ok := byQueue[url]; !ok {
+		q, ok := byQueue[url]
+		if !ok {
+			q = &queued{}
+			byQueue[url] = q
 			order = append(order, url)
 		}
-		byQueue[url] = append(byQueue[url], pending{i, w, group, dedup})
+		q.ws = append(q.ws, w)
+		q.idx = append(q.idx, i)
 	}
 	for _, url := range order {
-		items := byQueue[url]
-		for len(items) > 0 {
-			n, size := 0, 0
-			for n < len(items) && n < maxBatch && size+items[n].w.size <= maxMessageBytes {
-				size += items[n].w.size
-				n++
-			}
-			chunk := items[:n]
-			items = items[n:]
-			idx := make([]int, len(chunk))
-			ws := make([]wireMessage, len(chunk))
-			for j, p := range chunk {
-				idx[j], ws[j] = p.idx, p.w
-				ws[j].group, ws[j].dedup = p.group, p.dedup
-			}
-			s.sendChunk(ctx, url, idx, ws, res)
-		}
+		q := byQueue[url]
+		s.sendChunks(ctx, url, q.ws, func(j int) int { return q.idx[j] }, res)
 	}
 	return res, nil
+}
+
+// sendChunks sends ws to url in calls of at most 10 entries and 256 KiB;
+// the outcome of ws[j] goes to res[at(j)].
+func (s *Sender) sendChunks(ctx context.Context, url string, ws []wireMessage, at func(int) int, res []ports.BatchResult) {
+	for start := 0; start < len(ws); {
+		n, size := 0, 0
+		for start+n < len(ws) && n < maxBatch && (n == 0 || size+ws[start+n].size <= maxMessageBytes) {
+			size += ws[start+n].size
+			n++
+		}
+		idx := make([]int, n)
+		for j := range idx {
+			idx[j] = at(start + j)
+		}
+		s.sendChunk(ctx, url, idx, ws[start:start+n], res)
+		start += n
+	}
 }
 
 // sendChunk makes one SendMessageBatch call and records each entry's

@@ -1,6 +1,8 @@
 package sqs
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
@@ -18,9 +20,16 @@ type SenderConfig struct {
 	// own SendMessage call: only for servers whose batch call loses
 	// message attributes, as the goaws emulator's does.
 	Batch *bool `yaml:"batch" json:"batch"`
+	// BatchWindow is how long a Send waits for concurrent sends to the
+	// same queue to share its SendMessageBatch call (10ms); 10 waiting go
+	// at once. At most 1s.
+	BatchWindow time.Duration `yaml:"batch_window" json:"batch_window"`
 	// FIFO applies to destinations whose name ends in .fifo.
 	FIFO FIFOConfig `yaml:"fifo" json:"fifo"`
 }
+
+// DefaultSendWindow is the sender's default batch_window.
+const DefaultSendWindow = 10 * time.Millisecond
 
 // Deduplication modes of a FIFO sender.
 const (
@@ -49,6 +58,7 @@ type FIFOConfig struct {
 // WithDefaults fills the client defaults.
 func (c SenderConfig) WithDefaults() SenderConfig {
 	c.Client = c.Client.WithDefaults()
+	setDefault(&c.BatchWindow, DefaultSendWindow)
 	setDefault(&c.FIFO.GroupHeader, messaging.HeaderOrderingKey)
 	setDefault(&c.FIFO.Deduplication, DedupMessageID)
 	if c.Batch == nil {
@@ -63,6 +73,9 @@ func (c SenderConfig) Validate() error {
 	c.Client.check(&p, "client.")
 	if c.Queue != "" {
 		checkQueue(&p, "queue", c.Queue)
+	}
+	if c.BatchWindow <= 0 || c.BatchWindow > time.Second {
+		p.add("batch_window", "must be positive and at most 1s, got %v", c.BatchWindow)
 	}
 	switch c.FIFO.Deduplication {
 	case DedupMessageID, DedupContent:

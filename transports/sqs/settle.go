@@ -27,8 +27,8 @@ type settler struct {
 	api     API
 	url     string
 	log     *slog.Logger
-	deletes *batcher
-	extends *batcher
+	deletes *batcher[receipt]
+	extends *batcher[receipt]
 	// noBatchVisibility is set once the server showed it lacks
 	// ChangeMessageVisibilityBatch; extensions then go one by one.
 	noBatchVisibility atomic.Bool
@@ -36,19 +36,19 @@ type settler struct {
 
 func newSettler(api API, url string, window time.Duration, log *slog.Logger) *settler {
 	s := &settler{api: api, url: url, log: log}
-	s.deletes = newBatcher(window, s.flushDeletes)
-	s.extends = newBatcher(window, s.flushExtends)
+	s.deletes = newBatcher[receipt](window, s.flushDeletes)
+	s.extends = newBatcher[receipt](window, s.flushExtends)
 	return s
 }
 
-func (s *settler) flushDeletes(ctx context.Context, items []batchItem) {
+func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) {
 	for attempt := 1; len(items) > 0; attempt++ {
 		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(items))}
 		for i, it := range items {
-			in.Entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.handle)}
+			in.Entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.v.handle)}
 		}
 		out, err := s.api.DeleteMessageBatch(ctx, in)
-		var retry []batchItem
+		var retry []batchItem[receipt]
 		if err != nil {
 			err = classify("DeleteMessageBatch", err)
 			if attempt < deleteAttempts && fault.IsRecoverable(err) {
@@ -95,11 +95,11 @@ func (s *settler) flushDeletes(ctx context.Context, items []batchItem) {
 	}
 }
 
-func (s *settler) flushExtends(ctx context.Context, items []batchItem) {
+func (s *settler) flushExtends(ctx context.Context, items []batchItem[receipt]) {
 	if !s.noBatchVisibility.Load() {
 		in := &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.ChangeMessageVisibilityBatchRequestEntry, len(items))}
 		for i, it := range items {
-			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.handle), VisibilityTimeout: it.vis}
+			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.v.handle), VisibilityTimeout: it.v.vis}
 		}
 		out, err := s.api.ChangeMessageVisibilityBatch(ctx, in)
 		if err == nil {
@@ -135,10 +135,10 @@ func (s *settler) flushExtends(ctx context.Context, items []batchItem) {
 
 // extendEach changes visibility one message per call and reports whether
 // any call succeeded.
-func (s *settler) extendEach(ctx context.Context, items []batchItem) bool {
+func (s *settler) extendEach(ctx context.Context, items []batchItem[receipt]) bool {
 	anyOK := false
 	for _, it := range items {
-		err := s.changeVisibility(ctx, it.handle, it.vis)
+		err := s.changeVisibility(ctx, it.v.handle, it.v.vis)
 		anyOK = anyOK || err == nil
 		it.done <- err
 	}
