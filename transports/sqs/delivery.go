@@ -25,6 +25,8 @@ type delivery struct {
 	now      func() time.Time
 	release  func()
 	released sync.Once
+	settled  chan struct{} // closed once the delivery is done with
+	acked    atomic.Bool
 	lease    atomic.Int64 // UnixNano of the visibility deadline
 }
 
@@ -38,7 +40,7 @@ var (
 
 func newDelivery(m types.Message, st *settler, now func() time.Time, vis time.Duration, release func()) *delivery {
 	t := now()
-	d := &delivery{env: fromWire(m, t), st: st, now: now, release: release}
+	d := &delivery{env: fromWire(m, t), st: st, now: now, release: release, settled: make(chan struct{})}
 	if m.ReceiptHandle != nil {
 		d.handle = *m.ReceiptHandle
 	}
@@ -59,6 +61,7 @@ func (d *delivery) Envelope() *messaging.Envelope { return d.env }
 func (d *delivery) Ack(ctx context.Context) error {
 	err := d.st.deletes.do(ctx, receipt{handle: d.handle})
 	if err == nil {
+		d.acked.Store(true)
 		d.done()
 	}
 	return err
@@ -106,4 +109,9 @@ func (d *delivery) DeliveryKey() string { return d.msgID }
 // Settled frees the delivery's in-flight slot however the runtime ended it.
 func (d *delivery) Settled(ports.Settlement) { d.done() }
 
-func (d *delivery) done() { d.released.Do(d.release) }
+func (d *delivery) done() {
+	d.released.Do(func() {
+		d.release()
+		close(d.settled)
+	})
+}

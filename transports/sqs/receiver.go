@@ -109,7 +109,8 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 		}
 		in := &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: int32(n),
 			WaitTimeSeconds: int32(r.cfg.WaitTime / time.Second), MessageAttributeNames: []string{"All"},
-			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount}}
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount,
+				types.MessageSystemAttributeNameMessageGroupId}}
 		if r.cfg.VisibilityTimeout > 0 {
 			in.VisibilityTimeout = int32(r.cfg.VisibilityTimeout / time.Second)
 		}
@@ -137,6 +138,13 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 			continue
 		}
 		backoff = 0
+		if *r.cfg.Ordered {
+			r.emitOrdered(ctx, st, vis, out.Messages, emit, release)
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
 		for i, m := range out.Messages {
 			d := newDelivery(m, st, r.now, vis, release)
 			if err := emit(ctx, d); err != nil {

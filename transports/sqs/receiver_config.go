@@ -38,6 +38,10 @@ type ReceiverConfig struct {
 	// ChangeMessageVisibilityBatch call (20ms); a full batch of 10 goes at
 	// once.
 	BatchWindow time.Duration `yaml:"batch_window" json:"batch_window"`
+	// Ordered hands out the messages of one FIFO message group one at a
+	// time, the next only once the previous was acked (true for queues
+	// whose name ends in .fifo; only for those).
+	Ordered *bool `yaml:"ordered" json:"ordered"`
 }
 
 // WithDefaults fills every unset field but Pollers, which depends on the
@@ -47,6 +51,10 @@ func (c ReceiverConfig) WithDefaults() ReceiverConfig {
 	setDefault(&c.WaitTime, DefaultWaitTime)
 	setDefault(&c.MaxMessages, DefaultMaxMessages)
 	setDefault(&c.BatchWindow, DefaultBatchWindow)
+	if c.Ordered == nil {
+		fifo := isFIFO(c.Queue)
+		c.Ordered = &fifo
+	}
 	return c
 }
 
@@ -73,6 +81,9 @@ func (c ReceiverConfig) Validate() error {
 	}
 	if c.BatchWindow <= 0 || c.BatchWindow > time.Second {
 		p.add("batch_window", "must be positive and at most 1s, got %v", c.BatchWindow)
+	}
+	if c.Ordered != nil && *c.Ordered && !isFIFO(c.Queue) {
+		p.add("ordered", "needs a FIFO queue (a name ending in .fifo)")
 	}
 	return p.err()
 }
