@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -126,8 +127,11 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 			if ctx.Err() != nil {
 				return
 			}
-			backoff = min(max(2*backoff, 100*time.Millisecond), 10*time.Second)
-			r.o.log.Warn("sqs: receive failed", "queue", url, "err", classify("ReceiveMessage", err), "retry_in", backoff)
+			cerr := classify("ReceiveMessage", err)
+			// Double the pause from 100ms up to 10s, and wait at least
+			// as long as a throttled call asks.
+			backoff = max(min(max(2*backoff, 100*time.Millisecond), 10*time.Second), fault.RetryAfter(cerr))
+			r.o.log.Warn("sqs: receive failed", "queue", url, "err", cerr, "retry_in", backoff)
 			t := time.NewTimer(backoff)
 			select {
 			case <-t.C:

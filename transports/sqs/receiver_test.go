@@ -235,3 +235,32 @@ func TestExtendBatchesAndFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// A throttled receive pauses that poller for the throttle's Retry-After
+// (1s) and then goes on receiving.
+func TestThrottledReceivePausesAndRecovers(t *testing.T) {
+	var calls atomic.Int64
+	var asked, seq atomic.Int64
+	var throttledAt atomic.Int64
+	ok := stubMessages("1", &asked, &seq)
+	stub := newStub(t, map[string]stubOp{
+		"ReceiveMessage": func(req map[string]any) (int, any) {
+			if calls.Add(1) == 1 {
+				throttledAt.Store(time.Now().UnixNano())
+				return apiError("ThrottlingException", "slow down")
+			}
+			return ok(req)
+		},
+		"GetQueueAttributes": visibility30,
+	})
+	r, err := NewReceiver(stub.client(), ReceiverConfig{Queue: stubQueue, WaitTime: time.Second, Pollers: 1, MaxMessages: 1}, WithMaxInFlight(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan ports.Delivery, 1)
+	runReceiver(t, r, collect(ch))
+	next(t, ch)
+	if waited := time.Since(time.Unix(0, throttledAt.Load())); waited < throttleRetryAfter {
+		t.Errorf("received again %v after the throttle, want at least %v", waited, throttleRetryAfter)
+	}
+}
