@@ -92,21 +92,9 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 	backoff := time.Duration(0)
 	release := func() { <-slots }
 	for {
-		// Reserve one slot (waiting for it), then as many more as are free.
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		n := r.reserve(ctx, slots)
+		if n == 0 {
 			return
-		}
-		n := 1
-		for n < r.cfg.MaxMessages {
-			select {
-			case slots <- struct{}{}:
-				n++
-				continue
-			default:
-			}
-			break
 		}
 		in := &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: int32(n),
 			WaitTimeSeconds: int32(r.cfg.WaitTime / time.Second), MessageAttributeNames: []string{"All"},
@@ -165,6 +153,42 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 			}
 		}
 	}
+}
+
+// reserve takes slots for one receive: it waits for the first, then up
+// to batch_window for more, up to max_messages, so that a receive asks
+// for a full batch when slots come back one ack at a time (SQS bills
+// per receive as well). It returns 0 when ctx ended.
+func (r *Receiver) reserve(ctx context.Context, slots chan struct{}) int {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	n := 1
+	var wait <-chan time.Time
+	for n < r.cfg.MaxMessages {
+		select {
+		case slots <- struct{}{}:
+			n++
+			continue
+		default:
+		}
+		if wait == nil {
+			t := time.NewTimer(r.cfg.BatchWindow)
+			defer t.Stop()
+			wait = t.C
+		}
+		select {
+		case slots <- struct{}{}:
+			n++
+		case <-wait:
+			return n
+		case <-ctx.Done():
+			return n
+		}
+	}
+	return n
 }
 
 // handBack makes messages the route did not take visible again at once.

@@ -30,9 +30,14 @@ type stubSQS struct {
 func newStub(t *testing.T, ops map[string]stubOp) *stubSQS {
 	t.Helper()
 	s := &stubSQS{ops: ops, n: map[string]int{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = newBenchServer(s)
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// newBenchServer starts the HTTP server of s.
+func newBenchServer(s *stubSQS) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(s.serve))
 }
 
 func (s *stubSQS) serve(w http.ResponseWriter, r *http.Request) {

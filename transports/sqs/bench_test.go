@@ -1,0 +1,137 @@
+package sqs
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// benchStub serves an endless source queue and accepts every send and
+// delete, counting the calls.
+func benchStub(b *testing.B) *stubSQS {
+	var seq atomic.Int64
+	okAll := func(req map[string]any) (int, any) {
+		es := entries(req)
+		ok := make([]map[string]any, len(es))
+		for i, e := range es {
+			ok[i] = map[string]any{"Id": e["Id"], "MessageId": "m"}
+		}
+		return 200, map[string]any{"Successful": ok}
+	}
+	s := &stubSQS{n: map[string]int{}, ops: map[string]stubOp{
+		"ReceiveMessage": func(req map[string]any) (int, any) {
+			want, _ := req["MaxNumberOfMessages"].(float64)
+			msgs := make([]map[string]any, int(want))
+			for i := range msgs {
+				id := seq.Add(1)
+				msgs[i] = map[string]any{"MessageId": fmt.Sprint("id", id), "ReceiptHandle": fmt.Sprint("rh", id), "Body": "payload-0123456789"}
+			}
+			return 200, map[string]any{"Messages": msgs}
+		},
+		"GetQueueAttributes": visibility30,
+		"SendMessageBatch":   okAll,
+		"DeleteMessageBatch": okAll,
+	}}
+	s.srv = newBenchServer(s)
+	b.Cleanup(s.srv.Close)
+	return s
+}
+
+// BenchmarkForwardTransport forwards b.N messages from one queue to
+// another through this transport, the way the runtime's direct mode
+// uses it: a worker per delivery (up to 100 in flight) sends, then acks.
+func BenchmarkForwardTransport(b *testing.B) {
+	stub := benchStub(b)
+	api := stub.client()
+	r, err := NewReceiver(api, ReceiverConfig{Queue: stubQueue, WaitTime: time.Second}, WithMaxInFlight(100))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewSender(api, SenderConfig{Queue: stubQueue + "-out"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(b.Context())
+	var done atomic.Int64
+	finished := make(chan struct{})
+	var workers sync.WaitGroup
+	b.ResetTimer()
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		_ = r.Run(ctx, func(ctx context.Context, d ports.Delivery) error {
+			workers.Go(func() {
+				env := messaging.NewEnvelope("fwd", d.Envelope().PayloadView())
+				if s.Send(ctx, ports.OutboundMessage{Envelope: env}) == nil && d.Ack(ctx) == nil {
+					if done.Add(1) == int64(b.N) {
+						close(finished)
+					}
+				}
+			})
+			return nil
+		})
+	}()
+	<-finished
+	b.StopTimer()
+	cancel()
+	<-runDone
+	workers.Wait()
+	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
+	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
+	b.ReportMetric(float64(stub.calls("ReceiveMessage"))/float64(b.N)*10, "receives/10msgs")
+}
+
+// BenchmarkForwardPlainSDK is the reference: a loop with the SDK alone
+// that receives 10, sends them in one batch and deletes them in one
+// batch, with as many loops side by side as the transport has pollers.
+func BenchmarkForwardPlainSDK(b *testing.B) {
+	stub := benchStub(b)
+	api := stub.client()
+	ctx := b.Context()
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			for left.Load() > 0 {
+				out, err := api.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(stubQueue), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				send := &sqs.SendMessageBatchInput{QueueUrl: aws.String(stubQueue + "-out")}
+				del := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(stubQueue)}
+				for i, m := range out.Messages {
+					id := aws.String(fmt.Sprint(i))
+					send.Entries = append(send.Entries, types.SendMessageBatchRequestEntry{Id: id, MessageBody: m.Body})
+					del.Entries = append(del.Entries, types.DeleteMessageBatchRequestEntry{Id: id, ReceiptHandle: m.ReceiptHandle})
+				}
+				if _, err := api.SendMessageBatch(ctx, send); err != nil {
+					b.Error(err)
+					return
+				}
+				if _, err := api.DeleteMessageBatch(ctx, del); err != nil {
+					b.Error(err)
+					return
+				}
+				left.Add(-int64(len(out.Messages)))
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
+	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
+	b.ReportMetric(float64(stub.calls("ReceiveMessage"))/float64(b.N)*10, "receives/10msgs")
+}
