@@ -72,3 +72,45 @@ func TestCreditNeverExceedsMaxInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestCreditRefillsWhenSettledConcurrently settles every delivery on a
+// goroutine of its own, as the runtime's workers do: every message must
+// arrive. (go-amqp's automatic credit stalled here after twice the credit
+// against RabbitMQ 3.10.)
+func TestCreditRefillsWhenSettledConcurrently(t *testing.T) {
+	const n, published = 50, 300
+	p := rabbitPeer(t)
+	q := p.queue(t)
+	raw := newRawClient(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range published {
+		if err := raw.publish(ctx, q, messaging.NewEnvelope("refill", fmt.Appendf(nil, "m%03d", i))); err != nil {
+			t.Fatalf("publish: %v", err)
+		}
+	}
+	r, err := NewReceiver(newTestSession(t, p), ReceiverConfig{Address: q}, WithMaxInFlight(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := make(chan error, published)
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() {
+		ran <- r.Run(runCtx, func(ctx context.Context, d ports.Delivery) error {
+			go func() { acked <- d.Ack(ctx) }()
+			return nil
+		})
+	}()
+	defer func() { stop(); <-ran }()
+	for i := range published {
+		select {
+		case err := <-acked:
+			if err != nil {
+				t.Fatalf("Ack: %v", err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("only %d of %d messages arrived", i, published)
+		}
+	}
+}

@@ -98,32 +98,71 @@ func (d *delivery) settle(ctx context.Context, what string, dispose func(context
 	if err := dispose(ctx); err != nil {
 		return linkError(ctx, what, err)
 	}
+	d.link.settled()
 	return nil
 }
 
 // receiverLink counts the deliveries of one link that are not settled
-// yet, so that a stopping Run can wait for them.
+// yet, so that a stopping Run can wait for them, and manages the link
+// credit: settled deliveries give their credit back, but only once the
+// peer has used up what it was granted. A flow frame then carries the
+// same link-credit whether the peer reads it as the new total (as AMQP
+// 1.0 says) or as an increment (as RabbitMQ 3.10's plugin was seen to),
+// so the peer never has more deliveries outstanding than the credit.
 type receiverLink struct {
 	rcv *amqp.Receiver
 
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed while n == 0
+	mu      sync.Mutex
+	n       int
+	idle    chan struct{} // closed while n == 0
+	granted uint64        // credit granted since attach
+	taken   uint64        // deliveries received since attach
+	pending uint32        // settled deliveries whose credit is not yet given back
+}
+
+// grant gives the peer k more credit.
+func (l *receiverLink) grant(k uint32) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.granted += uint64(k)
+	return l.rcv.IssueCredit(k)
+}
+
+// received counts a delivery taken from the link.
+func (l *receiverLink) received() {
+	l.mu.Lock()
+	l.taken++
+	l.refillLocked()
+	if l.n == 0 {
+		l.idle = make(chan struct{})
+	}
+	l.n++
+	l.mu.Unlock()
+}
+
+// settled gives a settled delivery's credit back, when the peer is out
+// of credit.
+func (l *receiverLink) settled() {
+	l.mu.Lock()
+	l.pending++
+	l.refillLocked()
+	l.mu.Unlock()
+}
+
+func (l *receiverLink) refillLocked() {
+	if l.taken < l.granted || l.pending == 0 {
+		return
+	}
+	k := l.pending
+	l.pending = 0
+	l.granted += uint64(k)
+	_ = l.rcv.IssueCredit(k)
 }
 
 func newReceiverLink(rcv *amqp.Receiver) *receiverLink {
 	idle := make(chan struct{})
 	close(idle)
 	return &receiverLink{rcv: rcv, idle: idle}
-}
-
-func (l *receiverLink) add() {
-	l.mu.Lock()
-	if l.n == 0 {
-		l.idle = make(chan struct{})
-	}
-	l.n++
-	l.mu.Unlock()
 }
 
 func (l *receiverLink) done() {

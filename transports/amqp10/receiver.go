@@ -81,12 +81,18 @@ func (r *Receiver) runLink(ctx context.Context, emit ports.EmitFunc) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	rcv, err := as.NewReceiver(ctx, r.cfg.Address, &amqp.ReceiverOptions{Credit: r.credit})
+	// Credit is managed by receiverLink rather than by go-amqp, whose
+	// automatic credit stalled against RabbitMQ 3.10.
+	rcv, err := as.NewReceiver(ctx, r.cfg.Address, &amqp.ReceiverOptions{Credit: -1})
+	var link *receiverLink
+	if err == nil {
+		link = newReceiverLink(rcv)
+		err = link.grant(uint32(r.credit))
+	}
 	if err != nil {
 		r.sess.closeSession(as)
 		return false, linkError(ctx, "attach to "+r.cfg.Address, err)
 	}
-	link := newReceiverLink(rcv)
 	defer func() {
 		// Let the route settle what it holds, then end the session: the
 		// peer takes back whatever is still unsettled.
@@ -100,7 +106,7 @@ func (r *Receiver) runLink(ctx context.Context, emit ports.EmitFunc) (bool, erro
 			return received, linkError(ctx, "receive", err)
 		}
 		received = true
-		link.add()
+		link.received()
 		d := &delivery{link: link, msg: msg, retry: r.cfg.Retry, env: fromMessage(msg, time.Now())}
 		if err := emit(ctx, d); err != nil {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.sess.cfg.CloseTimeout)
