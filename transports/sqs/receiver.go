@@ -57,8 +57,8 @@ func (r *Receiver) pollers() int {
 // the in-flight limit: a poller reserves a slot per message it asks for,
 // and a delivery gives its slot back once settled.
 func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
-	url, err := r.urls.resolve(ctx, r.cfg.Queue)
-	if err != nil {
+	url, err := r.resolveQueue(ctx)
+	if err != nil || url == "" {
 		return err
 	}
 	vis := r.visibility(ctx, url)
@@ -70,6 +70,31 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// resolveQueue finds the queue's URL, trying again while SQS cannot be
+// reached: only a permanent answer (no such queue, access denied) ends
+// Run. It returns nil error and "" when ctx ended.
+func (r *Receiver) resolveQueue(ctx context.Context) (string, error) {
+	backoff := 100 * time.Millisecond
+	for {
+		url, err := r.urls.resolve(ctx, r.cfg.Queue)
+		if err == nil || ctx.Err() != nil {
+			return url, nil
+		}
+		if !fault.IsRecoverable(err) {
+			return "", err
+		}
+		r.o.log.Warn("sqs: cannot resolve the queue yet", "queue", r.cfg.Queue, "err", err, "retry_in", backoff)
+		t := time.NewTimer(max(backoff, fault.RetryAfter(err)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return "", nil
+		}
+		backoff = min(2*backoff, 10*time.Second)
+	}
 }
 
 // visibility is the configured visibility timeout, else the queue's.

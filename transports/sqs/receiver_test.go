@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -263,4 +264,42 @@ func TestThrottledReceivePausesAndRecovers(t *testing.T) {
 	if waited := time.Since(time.Unix(0, throttledAt.Load())); waited < throttleRetryAfter {
 		t.Errorf("received again %v after the throttle, want at least %v", waited, throttleRetryAfter)
 	}
+}
+
+// A queue name that cannot be resolved because SQS is unavailable is
+// tried again; one that does not exist ends Run with NOT_FOUND.
+func TestQueueResolution(t *testing.T) {
+	t.Run("unavailable then found", func(t *testing.T) {
+		var calls, asked, seq atomic.Int64
+		stub := newStub(t, map[string]stubOp{
+			"GetQueueUrl": func(map[string]any) (int, any) {
+				if calls.Add(1) == 1 {
+					return 503, map[string]string{"__type": "com.amazonaws.sqs#ServiceUnavailable", "message": "later"}
+				}
+				return 200, map[string]any{"QueueUrl": stubQueue}
+			},
+			"ReceiveMessage":     stubMessages("1", &asked, &seq),
+			"GetQueueAttributes": visibility30,
+		})
+		r, err := NewReceiver(stub.client(), ReceiverConfig{Queue: "orders", WaitTime: time.Second, Pollers: 1, MaxMessages: 1}, WithMaxInFlight(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := make(chan ports.Delivery, 1)
+		runReceiver(t, r, collect(ch))
+		next(t, ch)
+	})
+	t.Run("does not exist", func(t *testing.T) {
+		stub := newStub(t, map[string]stubOp{
+			"GetQueueUrl": func(map[string]any) (int, any) { return apiError("QueueDoesNotExist", "no such queue") },
+		})
+		r, err := NewReceiver(stub.client(), ReceiverConfig{Queue: "orders", WaitTime: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Run(t.Context(), collect(make(chan ports.Delivery)))
+		if fault.CodeOf(err) != fault.CodeNotFound {
+			t.Errorf("Run = %v, want code %s", err, fault.CodeNotFound)
+		}
+	})
 }
