@@ -11,7 +11,7 @@ import (
 // peers lists the AMQP 1.0 peers every suite runs against.
 var peers = []struct {
 	name string
-	make func(t *testing.T) peer
+	make func(t testing.TB) peer
 }{
 	{"rabbitmq", rabbitPeer},
 	{"proton", protonPeer},

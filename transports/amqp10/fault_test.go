@@ -115,7 +115,7 @@ func drainMarkers(t *testing.T, queue string) map[string]int {
 }
 
 // queueDepth reads a queue's ready messages over AMQP 0-9-1.
-func queueDepth(t *testing.T, queue string) int {
+func queueDepth(t testing.TB, queue string) int {
 	t.Helper()
 	conn, err := amqp091.Dial("amqp://guest:guest@127.0.0.1:5672/")
 	if err != nil {
@@ -134,7 +134,7 @@ func queueDepth(t *testing.T, queue string) int {
 }
 
 // waitDepth polls queue's depth until cond holds or ctx ends.
-func waitDepth(ctx context.Context, t *testing.T, queue string, cond func(int) bool) {
+func waitDepth(ctx context.Context, t testing.TB, queue string, cond func(int) bool) {
 	t.Helper()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()

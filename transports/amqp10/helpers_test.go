@@ -25,7 +25,7 @@ type peer struct {
 	cfg  SessionConfig
 	// queue returns the AMQP 1.0 address of a fresh queue, deleted when
 	// the test ends.
-	queue func(t *testing.T) string
+	queue func(t testing.TB) string
 	// restart, when set, kills the peer as a crash would and starts it
 	// again on the same port.
 	restart func(t *testing.T)
@@ -33,7 +33,7 @@ type peer struct {
 
 // rabbitPeer is the shared RabbitMQ with its AMQP 1.0 plugin; queues are
 // declared over AMQP 0-9-1 and addressed as /amq/queue/NAME.
-func rabbitPeer(t *testing.T) peer {
+func rabbitPeer(t testing.TB) peer {
 	t.Helper()
 	u091 := os.Getenv("GOBRIDGE_AMQP_URL")
 	if u091 == "" {
@@ -49,7 +49,7 @@ func rabbitPeer(t *testing.T) peer {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	probe(t, cfg, "RabbitMQ's AMQP 1.0 plugin (scripts/ensure-rabbitmq-amqp10.sh enables it)")
-	return peer{name: "rabbitmq", cfg: cfg, queue: func(t *testing.T) string {
+	return peer{name: "rabbitmq", cfg: cfg, queue: func(t testing.TB) string {
 		ch, err := conn.Channel()
 		if err != nil {
 			t.Fatalf("admin channel: %v", err)
@@ -66,7 +66,7 @@ func rabbitPeer(t *testing.T) peer {
 // protonPeer builds and starts the Qpid Proton example broker on a free
 // port through scripts/proton-broker.sh, and stops it when t ends. Its
 // queues are created on first use.
-func protonPeer(t *testing.T) peer {
+func protonPeer(t testing.TB) peer {
 	t.Helper()
 	script, _ := filepath.Abs("../../scripts/proton-broker.sh")
 	dir := t.TempDir()
@@ -89,7 +89,7 @@ func protonPeer(t *testing.T) peer {
 			t.Fatalf("restart the Proton broker: %v", err)
 		}
 	}
-	return peer{name: "proton", cfg: cfg, queue: func(t *testing.T) string { return uniqueName(t) }, restart: restart}
+	return peer{name: "proton", cfg: cfg, queue: func(t testing.TB) string { return uniqueName(t) }, restart: restart}
 }
 
 func command(env []string, name string, args ...string) *exec.Cmd {
@@ -99,7 +99,7 @@ func command(env []string, name string, args ...string) *exec.Cmd {
 	return c
 }
 
-func probe(t *testing.T, cfg SessionConfig, what string) {
+func probe(t testing.TB, cfg SessionConfig, what string) {
 	t.Helper()
 	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -130,7 +130,7 @@ func uniqueName(t testing.TB) string {
 }
 
 // newTestSession starts a Session on p and closes it when t ends.
-func newTestSession(t *testing.T, p peer) *Session {
+func newTestSession(t testing.TB, p peer) *Session {
 	t.Helper()
 	cfg := p.cfg
 	cfg.CloseTimeout = 2 * time.Second
@@ -160,7 +160,7 @@ type rawClient struct {
 	sess *amqp.Session
 }
 
-func newRawClient(t *testing.T, p peer) *rawClient {
+func newRawClient(t testing.TB, p peer) *rawClient {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
