@@ -1,7 +1,6 @@
 package sqs
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,7 +87,7 @@ func TestOrderedFIFOOneInFlightPerGroup(t *testing.T) {
 		if len(seen) >= len(want) {
 			break
 		}
-		runtimeGosched()
+		waitTick()
 	}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("visibility changes (-want +got):\n%s", diff)
@@ -103,5 +102,9 @@ func keysOf(m map[string]ports.Delivery) []string {
 	return out
 }
 
-// runtimeGosched yields while a test polls for a condition.
-func runtimeGosched() { runtime.Gosched() }
+// waitTick pauses a test that polls for a condition with a deadline.
+func waitTick() {
+	t := time.NewTimer(20 * time.Millisecond)
+	defer t.Stop()
+	<-t.C
+}
