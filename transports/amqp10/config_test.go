@@ -34,7 +34,7 @@ func TestSessionConfigValidateListsEveryProblem(t *testing.T) {
 				"url: scheme must be amqp or amqps, got \"http\"",
 				"url: has no host",
 				"url: must not carry credentials; use username and password",
-				"sasl: external is not supported yet",
+				"sasl: external needs a client certificate (tls.cert_file and tls.key_file)",
 				"idle_timeout: must be positive, got -1s",
 				"reconnect.max: must be at least reconnect.initial (1m0s), got 1s",
 				"reconnect.factor: must be at least 1, got 0.5",
@@ -42,7 +42,7 @@ func TestSessionConfigValidateListsEveryProblem(t *testing.T) {
 			}},
 		{"plain without user", SessionConfig{SASL: SASLPlain}, []string{"username: required with sasl plain"}},
 		{"anonymous with user", SessionConfig{SASL: SASLAnonymous, Username: "u"}, []string{"username: must be empty with sasl anonymous"}},
-		{"unknown sasl", SessionConfig{SASL: "scram"}, []string{"sasl: must be plain or anonymous, got \"scram\""}},
+		{"unknown sasl", SessionConfig{SASL: "scram"}, []string{"sasl: must be plain, anonymous or external, got \"scram\""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

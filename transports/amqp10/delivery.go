@@ -21,6 +21,7 @@ type delivery struct {
 	msg     *amqp.Message
 	env     *messaging.Envelope
 	retry   RetryMode
+	m       *receiverMetrics
 	settled atomic.Bool
 }
 
@@ -33,7 +34,7 @@ func (d *delivery) Envelope() *messaging.Envelope { return d.env }
 
 // Ack disposes the delivery accepted.
 func (d *delivery) Ack(ctx context.Context) error {
-	return d.settle(ctx, "accept", func(ctx context.Context) error { return d.link.rcv.AcceptMessage(ctx, d.msg) })
+	return d.settle(ctx, dispAccepted, func(ctx context.Context) error { return d.link.rcv.AcceptMessage(ctx, d.msg) })
 }
 
 // Retry holds the delivery for after, then disposes it modified with
@@ -52,9 +53,9 @@ func (d *delivery) Retry(ctx context.Context, after time.Duration, _ error) erro
 		}
 	}
 	if d.retry == RetryReleased {
-		return d.settle(ctx, "release", func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
+		return d.settle(ctx, dispReleased, func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
 	}
-	return d.settle(ctx, "modify", func(ctx context.Context) error {
+	return d.settle(ctx, dispModified, func(ctx context.Context) error {
 		return d.link.rcv.ModifyMessage(ctx, d.msg, &amqp.ModifyMessageOptions{DeliveryFailed: true})
 	})
 }
@@ -87,19 +88,28 @@ func redeliveryCount(h *amqp.MessageHeader) (int, bool) {
 
 // release hands back a delivery the route did not take.
 func (d *delivery) release(ctx context.Context) {
-	_ = d.settle(ctx, "release", func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
+	_ = d.settle(ctx, dispReleased, func(ctx context.Context) error { return d.link.rcv.ReleaseMessage(ctx, d.msg) })
 }
 
-func (d *delivery) settle(ctx context.Context, what string, dispose func(context.Context) error) error {
+// settle sends the disposition named outcome (a metric label) once.
+func (d *delivery) settle(ctx context.Context, outcome string, dispose func(context.Context) error) error {
 	if !d.settled.CompareAndSwap(false, true) {
 		return fault.ErrInternal.WithMessage("amqp10: delivery already settled")
 	}
 	defer d.link.done()
 	if err := dispose(ctx); err != nil {
-		return linkError(ctx, what, err)
+		d.count(dispFailed)
+		return linkError(ctx, "disposition "+outcome, err)
 	}
+	d.count(outcome)
 	d.link.settled()
 	return nil
+}
+
+func (d *delivery) count(outcome string) {
+	if d.m != nil {
+		d.m.disposed[outcome].Add(1)
+	}
 }
 
 // receiverLink counts the deliveries of one link that are not settled

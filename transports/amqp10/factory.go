@@ -20,6 +20,9 @@ func factoryOptions(d registry.Deps) []Option {
 	if d.Logger != nil {
 		opts = append(opts, WithLogger(d.Logger))
 	}
+	if d.Meter != nil {
+		opts = append(opts, WithMeter(d.Meter))
+	}
 	if d.MaxInFlight > 0 {
 		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
 	}

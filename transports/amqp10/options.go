@@ -3,6 +3,8 @@ package amqp10
 import (
 	"log/slog"
 	"math/rand/v2"
+
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // Option tunes a Session, Receiver or Sender beyond its declarative
@@ -12,6 +14,7 @@ type Option func(*options)
 type options struct {
 	name        string
 	logger      *slog.Logger
+	meter       telemetry.Meter
 	maxInFlight int
 	rand        func() float64
 }
@@ -25,6 +28,9 @@ func buildOptions(defaultName string, opts []Option) options {
 	}
 	if o.logger == nil {
 		o.logger = slog.Default()
+	}
+	if o.meter == nil {
+		o.meter = telemetry.Noop()
 	}
 	return o
 }
@@ -41,6 +47,10 @@ func WithName(name string) Option {
 
 // WithLogger sets the logger (slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithMeter sets the meter that receives the transport's metrics (no-op
+// by default). The instance name is the metrics' label.
+func WithMeter(m telemetry.Meter) Option { return func(o *options) { o.meter = m } }
 
 // WithMaxInFlight tells a Receiver the max_in_flight of the route it
 // feeds. Unless ReceiverConfig.Credit is set, the link credit follows it,

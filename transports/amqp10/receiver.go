@@ -19,6 +19,7 @@ type Receiver struct {
 	credit int32
 	log    *slog.Logger
 	rand   func() float64
+	m      receiverMetrics
 }
 
 var (
@@ -42,7 +43,7 @@ func NewReceiver(sess *Session, cfg ReceiverConfig, opts ...Option) (*Receiver, 
 	if credit <= 0 {
 		credit = DefaultCredit
 	}
-	return &Receiver{sess: sess, cfg: cfg, credit: int32(credit), rand: o.rand,
+	return &Receiver{sess: sess, cfg: cfg, credit: int32(credit), rand: o.rand, m: newReceiverMetrics(o.meter, o.name),
 		log: o.logger.With("receiver", o.name, "address", cfg.Address)}, nil
 }
 
@@ -93,6 +94,7 @@ func (r *Receiver) runLink(ctx context.Context, emit ports.EmitFunc) (bool, erro
 		r.sess.closeSession(as)
 		return false, linkError(ctx, "attach to "+r.cfg.Address, err)
 	}
+	r.m.attaches.Add(1)
 	defer func() {
 		// Let the route settle what it holds, then end the session: the
 		// peer takes back whatever is still unsettled.
@@ -107,7 +109,8 @@ func (r *Receiver) runLink(ctx context.Context, emit ports.EmitFunc) (bool, erro
 		}
 		received = true
 		link.received()
-		d := &delivery{link: link, msg: msg, retry: r.cfg.Retry, env: fromMessage(msg, time.Now())}
+		r.m.received.Add(1)
+		d := &delivery{link: link, msg: msg, retry: r.cfg.Retry, env: fromMessage(msg, time.Now()), m: &r.m}
 		if err := emit(ctx, d); err != nil {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.sess.cfg.CloseTimeout)
 			d.release(rctx)

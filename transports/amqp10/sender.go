@@ -20,6 +20,7 @@ type Sender struct {
 	cfg     SenderConfig
 	durable bool
 	log     *slog.Logger
+	m       senderMetrics
 
 	mu     sync.Mutex
 	links  map[string]*senderLink
@@ -48,6 +49,7 @@ func NewSender(sess *Session, cfg SenderConfig, opts ...Option) (*Sender, error)
 	}
 	o := buildOptions("amqp10", opts)
 	return &Sender{sess: sess, cfg: cfg, durable: *cfg.Durable, log: o.logger.With("sender", o.name),
+		m:     newSenderMetrics(o.meter, o.name),
 		links: map[string]*senderLink{}}, nil
 }
 
@@ -55,6 +57,7 @@ func NewSender(sess *Session, cfg SenderConfig, opts ...Option) (*Sender, error)
 func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	r, err := s.start(ctx, msg)
 	if err != nil {
+		s.m.record(nil, err)
 		return err
 	}
 	return s.wait(ctx, r)
@@ -74,6 +77,9 @@ func (s *Sender) SendBatch(ctx context.Context, msgs []ports.OutboundMessage) ([
 	for i, m := range msgs {
 		results[i].Index = i
 		pending[i], results[i].Err = s.start(ctx, m)
+		if results[i].Err != nil {
+			s.m.record(nil, results[i].Err)
+		}
 	}
 	for i, p := range pending {
 		if p != nil {
@@ -120,12 +126,15 @@ func (s *Sender) start(ctx context.Context, msg ports.OutboundMessage) (*pending
 func (s *Sender) wait(ctx context.Context, p *pendingSend) error {
 	state, err := p.receipt.Wait(ctx)
 	if err != nil {
+		s.m.record(nil, err)
 		if ctx.Err() == nil {
 			s.forget(p.addr, p.link)
 		}
 		return linkError(ctx, "waiting for the outcome", err)
 	}
-	return outcomeError(state)
+	err = outcomeError(state)
+	s.m.record(state, err)
+	return err
 }
 
 // link returns the open link to addr, attaching it when needed. Every

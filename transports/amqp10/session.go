@@ -2,9 +2,11 @@ package amqp10
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"sync"
 	"time"
 
@@ -22,6 +24,9 @@ type Session struct {
 	cfg  SessionConfig
 	opts options
 	log  *slog.Logger
+	host string      // the URL's host, for messages
+	tls  *tls.Config // nil for amqp://
+	m    sessionMetrics
 
 	mu      sync.Mutex
 	conn    *amqp.Conn
@@ -45,8 +50,19 @@ func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
 	if cfg.ContainerID == "" {
 		cfg.ContainerID = o.name
 	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fault.ErrInvalidConfig.WithMessage("url: cannot parse").Wrap(err)
+	}
+	var tc *tls.Config
+	if u.Scheme == "amqps" {
+		if tc, err = cfg.TLS.build(u.Hostname()); err != nil {
+			return nil, err
+		}
+	}
 	return &Session{
 		cfg: cfg, opts: o, log: o.logger.With("session", o.name),
+		host: u.Host, tls: tc, m: newSessionMetrics(o.meter, o.name),
 		up:     make(chan struct{}),
 		events: make(chan ports.SessionEvent, 16),
 		health: ports.SessionHealth{Status: ports.SessionDown, Detail: "not started", Since: time.Now()},
@@ -80,18 +96,30 @@ func (s *Session) Start(ctx context.Context) error {
 func (s *Session) dial(ctx context.Context) (*amqp.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.DialTimeout)
 	defer cancel()
-	co := &amqp.ConnOptions{ContainerID: s.cfg.ContainerID, IdleTimeout: s.cfg.IdleTimeout}
+	conn, err := amqp.Dial(ctx, s.cfg.URL, s.connOptions())
+	if err != nil {
+		if terr := tlsVerifyError(s.host, err); terr != nil {
+			return nil, terr
+		}
+		return nil, classifyConnErr(fmt.Errorf("amqp10: dial %s: %w", s.cfg.URL, err))
+	}
+	return conn, nil
+}
+
+// connOptions are go-amqp's options for one connection attempt.
+func (s *Session) connOptions() *amqp.ConnOptions {
+	co := &amqp.ConnOptions{ContainerID: s.cfg.ContainerID, IdleTimeout: s.cfg.IdleTimeout, TLSConfig: s.tls}
 	switch s.cfg.SASL {
 	case SASLPlain:
 		co.SASLType = amqp.SASLTypePlain(s.cfg.Username, s.cfg.Password)
 	case SASLAnonymous:
 		co.SASLType = amqp.SASLTypeAnonymous()
+	case SASLExternal:
+		// An empty response: the peer takes the identity from the
+		// client certificate.
+		co.SASLType = amqp.SASLTypeExternal("")
 	}
-	conn, err := amqp.Dial(ctx, s.cfg.URL, co)
-	if err != nil {
-		return nil, classifyConnErr(fmt.Errorf("amqp10: dial %s: %w", s.cfg.URL, err))
-	}
-	return conn, nil
+	return co
 }
 
 // supervise waits for the connection to drop and redials it.
@@ -117,6 +145,7 @@ func (s *Session) supervise(ctx context.Context, conn *amqp.Conn) {
 			return
 		}
 		attempt++
+		s.m.reconnects.Add(1)
 		c, err := s.dial(ctx)
 		if err != nil {
 			s.log.Warn("amqp10: reconnect failed", "attempt", attempt, "err", err)
@@ -147,6 +176,7 @@ func (s *Session) setConn(conn *amqp.Conn) {
 	close(s.up)
 	s.health = ports.SessionHealth{Status: ports.SessionUp, Connected: true, Subscribed: true, Detail: "connected", Since: time.Now()}
 	s.mu.Unlock()
+	s.m.up.Set(1)
 	s.log.Info("amqp10: connected", "url", s.cfg.URL)
 	s.emit(ports.SessionEvent{Kind: ports.EventConnected, At: time.Now()})
 }
@@ -159,6 +189,7 @@ func (s *Session) setDown(err error) {
 	}
 	s.health = ports.SessionHealth{Status: ports.SessionDown, Detail: "disconnected: " + string(fault.CodeOf(err)), Since: time.Now()}
 	s.mu.Unlock()
+	s.m.up.Set(0)
 	s.emit(ports.SessionEvent{Kind: ports.EventDisconnected, At: time.Now(), Err: err})
 }
 

@@ -31,8 +31,10 @@ type SessionConfig struct {
 	// URL is the peer address, amqp:// or amqps:// (amqp://127.0.0.1:5672).
 	// Credentials go in Username and Password, not in the URL.
 	URL string `yaml:"url" json:"url"`
-	// SASL is the mechanism: plain or anonymous (plain when Username is
-	// set, else anonymous). external is not supported yet.
+	// SASL is the mechanism: plain, anonymous or external (plain when
+	// Username is set, else anonymous). external needs an amqps:// URL and
+	// a client certificate (TLS.CertFile, TLS.KeyFile): the peer takes the
+	// identity from the certificate.
 	SASL string `yaml:"sasl" json:"sasl"`
 	// Username and Password are the SASL PLAIN credentials.
 	Username string `yaml:"username" json:"username"`
@@ -49,6 +51,8 @@ type SessionConfig struct {
 	// CloseTimeout bounds closing an AMQP session or connection (5s); some
 	// peers never answer a detach.
 	CloseTimeout time.Duration `yaml:"close_timeout" json:"close_timeout"`
+	// TLS configures amqps:// connections.
+	TLS TLSConfig `yaml:"tls" json:"tls"`
 	// Reconnect is the backoff between connection attempts.
 	Reconnect ReconnectConfig `yaml:"reconnect" json:"reconnect"`
 }
@@ -93,9 +97,11 @@ func (c SessionConfig) WithDefaults() SessionConfig {
 // the result of WithDefaults.
 func (c SessionConfig) Validate() error {
 	var p problems
+	scheme := ""
 	if u, err := url.Parse(c.URL); err != nil {
 		p.add("url", "cannot parse: %v", err)
 	} else {
+		scheme = u.Scheme
 		if u.Scheme != "amqp" && u.Scheme != "amqps" {
 			p.add("url", "scheme must be amqp or amqps, got %q", u.Scheme)
 		}
@@ -116,10 +122,19 @@ func (c SessionConfig) Validate() error {
 			p.add("username", "must be empty with sasl anonymous")
 		}
 	case SASLExternal:
-		p.add("sasl", "external is not supported yet")
+		if c.Username != "" || c.Password != "" {
+			p.add("username", "must be empty with sasl external; the identity comes from the client certificate")
+		}
+		if !c.TLS.clientCert() {
+			p.add("sasl", "external needs a client certificate (tls.cert_file and tls.key_file)")
+		}
+		if scheme == "amqp" {
+			p.add("sasl", "external needs an amqps:// url")
+		}
 	default:
-		p.add("sasl", "must be plain or anonymous, got %q", c.SASL)
+		p.add("sasl", "must be plain, anonymous or external, got %q", c.SASL)
 	}
+	c.TLS.validate(&p, scheme)
 	for _, f := range []struct {
 		field string
 		d     time.Duration
