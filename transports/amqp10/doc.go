@@ -2,8 +2,9 @@
 // github.com/Azure/go-amqp. It speaks to any AMQP 1.0 peer: RabbitMQ with
 // its AMQP 1.0 plugin, Qpid brokers, Artemis, Azure Service Bus.
 //
-// A Session owns one connection (amqp or amqps, SASL PLAIN or ANONYMOUS,
-// a container id and an idle timeout) and redials it with bounded,
+// A Session owns one connection (amqp, or amqps with a configurable CA,
+// client certificate and server name; SASL PLAIN, ANONYMOUS or, with a
+// client certificate, EXTERNAL; a container id and an idle timeout) and redials it with bounded,
 // jittered backoff whenever it drops. Receivers and senders open their
 // links on AMQP sessions of their own on that connection, and attach them
 // again after a reconnect.
