@@ -27,7 +27,9 @@ func TestExamplesAreValid(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
-	env := []string{"GOBRIDGE_ADMIN_KEY=example-admin-key-0123456789"}
+	// The variables the examples reference, as their comments tell a user
+	// to set them.
+	env := []string{"GOBRIDGE_ADMIN_KEY=example-admin-key-0123456789", "GOBRIDGE_AMQP_PASSWORD=guest"}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f, err := config.Load(path, config.WithEnv(env))
