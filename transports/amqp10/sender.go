@@ -26,6 +26,9 @@ type Sender struct {
 	links  map[string]*senderLink
 	clock  uint64
 	closed bool
+	// closing counts the AMQP sessions being ended in the background
+	// (a dropped or failed link); Close waits for them.
+	closing sync.WaitGroup
 }
 
 type senderLink struct {
@@ -164,7 +167,7 @@ func (s *Sender) link(ctx context.Context, addr string) (*amqp.Sender, error) {
 	}
 	l, err := as.NewSender(ctx, addr, nil)
 	if err != nil {
-		go s.sess.closeSession(as)
+		s.closing.Go(func() { s.sess.closeSession(as) })
 		return nil, linkError(ctx, "attach to "+addr, err)
 	}
 	if len(s.links) >= s.cfg.MaxLinks {
@@ -194,7 +197,7 @@ func (s *Sender) dropLocked(addr string) {
 		return
 	}
 	delete(s.links, addr)
-	go s.sess.closeSession(sl.as)
+	s.closing.Go(func() { s.sess.closeSession(sl.as) })
 }
 
 // forget drops a failed link so that the next send attaches a new one.
@@ -223,5 +226,6 @@ func (s *Sender) Close(context.Context) error {
 		wg.Go(func() { s.sess.closeSession(sl.as) })
 	}
 	wg.Wait()
+	s.closing.Wait()
 	return nil
 }
