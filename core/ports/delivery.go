@@ -66,3 +66,15 @@ type AbandonContexter interface {
 type DeliveryKeyer interface {
 	DeliveryKey() string
 }
+
+// Rejecter is implemented by deliveries whose source can dead-letter a
+// message itself (AMQP 1.0 `rejected`, towards a broker-side dead-letter
+// address) and is configured to. When the outcome of a message is a
+// dead-letter, the runtime calls Reject instead of writing its own DLQ and
+// acknowledging. Reject returns an error with code NOT_SUPPORTED when this
+// delivery's source is not configured for it: the runtime then writes its
+// DLQ and acknowledges as usual. Any other error leaves the delivery with
+// its source, which redelivers it.
+type Rejecter interface {
+	Reject(ctx context.Context, category DLQCategory, reason error) error
+}

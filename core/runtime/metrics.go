@@ -22,6 +22,7 @@ var (
 	descDLQErr     = telemetry.Desc{Name: "gobridge_route_dlq_write_errors_total", Help: "DLQ writes that failed.", Labels: []string{"route"}}
 	descInFlight   = telemetry.Desc{Name: "gobridge_route_in_flight", Help: "Deliveries being handled right now.", Labels: []string{"route"}}
 	descHandleTime = telemetry.Desc{Name: "gobridge_route_handle_seconds", Help: "Time from hand-over to settlement.", Labels: []string{"route"}}
+	descRejected   = telemetry.Desc{Name: "gobridge_route_messages_rejected_to_source_total", Help: "Messages their source dead-lettered itself instead of the bridge's DLQ, by category.", Labels: []string{"route", "category"}}
 	descLeaseExt   = telemetry.Desc{Name: "gobridge_route_lease_extensions_total", Help: "Lease extensions of leased deliveries (SQS visibility, Service Bus locks) the source granted.", Labels: []string{"route"}}
 	descLeaseLost  = telemetry.Desc{Name: "gobridge_route_leases_lost_total", Help: "Leased deliveries left to their source because a lease extension failed.", Labels: []string{"route"}}
 	descSendErr    = telemetry.Desc{Name: "gobridge_route_send_errors_total", Help: "Failed sends, by binding and error class.", Labels: []string{"route", "binding", "class"}}
@@ -71,7 +72,7 @@ type routeMetrics struct {
 	filtered, expired                                      telemetry.Counter
 	inFlight                                               telemetry.Gauge
 	handle, latency                                        telemetry.Histogram
-	dlq                                                    map[ports.DLQCategory]telemetry.Counter
+	dlq, rejected                                          map[ports.DLQCategory]telemetry.Counter
 	dropped                                                map[string]telemetry.Counter
 	sendErr                                                map[string]map[fault.Class]telemetry.Counter
 	errors                                                 map[fault.Code]telemetry.Counter
@@ -101,6 +102,7 @@ func newRouteMetrics(m telemetry.Meter, route string, bindings []Binding) routeM
 		handle:        m.Histogram(descHandleTime, route),
 		latency:       m.Histogram(descLatency, route),
 		dlq:           make(map[ports.DLQCategory]telemetry.Counter),
+		rejected:      make(map[ports.DLQCategory]telemetry.Counter),
 		dropped:       make(map[string]telemetry.Counter),
 		sendErr:       make(map[string]map[fault.Class]telemetry.Counter),
 		errors:        make(map[fault.Code]telemetry.Counter),
@@ -109,6 +111,7 @@ func newRouteMetrics(m telemetry.Meter, route string, bindings []Binding) routeM
 	}
 	for _, c := range dlqCategories {
 		rm.dlq[c] = m.Counter(descDLQ, route, string(c))
+		rm.rejected[c] = m.Counter(descRejected, route, string(c))
 	}
 	for _, r := range dropReasons {
 		rm.dropped[r] = m.Counter(descDropped, route, r)

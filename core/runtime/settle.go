@@ -71,6 +71,18 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 			}
 			return
 		case settleDeadLetter:
+			if rj, ok := d.(ports.Rejecter); ok && !f.dlqFailed {
+				// The source dead-letters it itself when configured to.
+				rerr := rj.Reject(rn.settleCtx, v.category, v.err)
+				if rerr == nil {
+					w.rejectedToSource(v)
+					return
+				}
+				if !errors.Is(rerr, fault.ErrNotSupported) {
+					w.settleFailed(d, env, "reject failed; leaving the delivery to the source", rerr)
+					return
+				}
+			}
 			rn.m.ended(v.category)
 			if werr := w.deadLetter(env, d, v.err, v.category); werr != nil {
 				rn.m.dlqErr.Add(1)
@@ -85,6 +97,18 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 			w.drop(d, env, v)
 			return
 		}
+	}
+}
+
+// rejectedToSource counts a message its source dead-lettered itself (see
+// ports.Rejecter): it is done, as if acknowledged.
+func (w *worker) rejectedToSource(v verdict) {
+	rn := w.rn
+	rn.m.ended(v.category)
+	rn.m.rejected[v.category].Add(1)
+	w.outcome.Outcome, w.outcome.Terminal = ports.SettledAcked, true
+	if rn.attempts.active() {
+		rn.attempts.forget(w.key())
 	}
 }
 
