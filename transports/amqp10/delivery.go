@@ -21,6 +21,7 @@ type delivery struct {
 	msg     *amqp.Message
 	env     *messaging.Envelope
 	retry   RetryMode
+	reject  bool // on_permanent: rejected
 	m       *receiverMetrics
 	settled atomic.Bool
 }
@@ -28,6 +29,7 @@ type delivery struct {
 var (
 	_ ports.Delivery          = (*delivery)(nil)
 	_ ports.RedeliveryCounter = (*delivery)(nil)
+	_ ports.Rejecter          = (*delivery)(nil)
 )
 
 func (d *delivery) Envelope() *messaging.Envelope { return d.env }
@@ -58,6 +60,20 @@ func (d *delivery) Retry(ctx context.Context, after time.Duration, _ error) erro
 	return d.settle(ctx, dispModified, func(ctx context.Context) error {
 		return d.link.rcv.ModifyMessage(ctx, d.msg, &amqp.ModifyMessageOptions{DeliveryFailed: true})
 	})
+}
+
+// Reject disposes the delivery rejected when the receiver is configured
+// with on_permanent: rejected, so the peer's own dead-lettering takes it;
+// otherwise it returns NOT_SUPPORTED and the route uses the bridge's DLQ.
+// The error condition names the category (gobridge:<category>) and the
+// description carries only the fault code, never the error's text, which
+// may quote the payload.
+func (d *delivery) Reject(ctx context.Context, category ports.DLQCategory, reason error) error {
+	if !d.reject {
+		return fault.ErrNotSupported.WithMessage("amqp10: on_permanent is dlq for this receiver")
+	}
+	e := &amqp.Error{Condition: amqp.ErrCond("gobridge:" + string(category)), Description: string(fault.CodeOf(reason))}
+	return d.settle(ctx, dispRejected, func(ctx context.Context) error { return d.link.rcv.RejectMessage(ctx, d.msg, e) })
 }
 
 // Extend is not supported: an AMQP 1.0 delivery has no lease.

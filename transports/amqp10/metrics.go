@@ -27,6 +27,7 @@ const (
 	dispAccepted = "accepted"
 	dispModified = "modified"
 	dispReleased = "released"
+	dispRejected = "rejected"
 	dispFailed   = "failed" // the disposition could not be sent
 )
 
@@ -47,9 +48,9 @@ func newReceiverMetrics(m telemetry.Meter, name string) receiverMetrics {
 		disposed: map[string]telemetry.Counter{},
 	}
 	d := telemetry.Desc{Name: "gobridge_amqp10_dispositions_total",
-		Help:   "Deliveries settled by the receiver, by outcome: accepted, modified, released, failed (not sent).",
+		Help:   "Deliveries settled by the receiver, by outcome: accepted, modified, released, rejected, failed (not sent).",
 		Labels: []string{"receiver", "outcome"}}
-	for _, o := range []string{dispAccepted, dispModified, dispReleased, dispFailed} {
+	for _, o := range []string{dispAccepted, dispModified, dispReleased, dispRejected, dispFailed} {
 		rm.disposed[o] = m.Counter(d, name, o)
 	}
 	return rm

@@ -110,7 +110,7 @@ func (r *Receiver) runLink(ctx context.Context, emit ports.EmitFunc) (bool, erro
 		received = true
 		link.received()
 		r.m.received.Add(1)
-		d := &delivery{link: link, msg: msg, retry: r.cfg.Retry, env: fromMessage(msg, time.Now()), m: &r.m}
+		d := &delivery{link: link, msg: msg, retry: r.cfg.Retry, reject: r.cfg.OnPermanent == PermanentRejected, env: fromMessage(msg, time.Now()), m: &r.m}
 		if err := emit(ctx, d); err != nil {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.sess.cfg.CloseTimeout)
 			d.release(rctx)

@@ -23,6 +23,19 @@ const (
 	RetryOff RetryMode = "off"
 )
 
+// PermanentMode says where a message the route gives up on goes.
+type PermanentMode string
+
+// Permanent modes.
+const (
+	// PermanentDLQ leaves it to the route: the bridge's DLQ, then
+	// accepted. The default.
+	PermanentDLQ PermanentMode = "dlq"
+	// PermanentRejected disposes it rejected, with an error condition
+	// naming the category, so the peer's own dead-lettering takes it.
+	PermanentRejected PermanentMode = "rejected"
+)
+
 // Receiver defaults.
 const (
 	DefaultCredit = 100
@@ -42,6 +55,11 @@ type ReceiverConfig struct {
 	// Retry is modified, released or off (modified). A delivery waiting
 	// for its retry delay keeps its credit.
 	Retry RetryMode `yaml:"retry" json:"retry"`
+	// OnPermanent is dlq or rejected (dlq): where a message the route
+	// dead-letters goes. rejected hands it to the peer's own
+	// dead-lettering (a dead-letter address configured on the broker)
+	// instead of the bridge's DLQ.
+	OnPermanent PermanentMode `yaml:"on_permanent" json:"on_permanent"`
 	// Linger bounds how long a stopped Run keeps its link so that
 	// deliveries still being handled can be settled (2s). Whatever is
 	// unsettled then goes back to the peer.
@@ -52,6 +70,7 @@ type ReceiverConfig struct {
 // Credit stays 0 here: NewReceiver resolves it from WithMaxInFlight.
 func (c ReceiverConfig) WithDefaults() ReceiverConfig {
 	setDefault(&c.Retry, RetryModified)
+	setDefault(&c.OnPermanent, PermanentDLQ)
 	setDefault(&c.Linger, DefaultLinger)
 	return c
 }
@@ -73,6 +92,11 @@ func (c ReceiverConfig) Validate() error {
 	case RetryModified, RetryReleased, RetryOff:
 	default:
 		p.add("retry", "must be modified, released or off, got %q", c.Retry)
+	}
+	switch c.OnPermanent {
+	case PermanentDLQ, PermanentRejected:
+	default:
+		p.add("on_permanent", "must be dlq or rejected, got %q", c.OnPermanent)
 	}
 	if c.Linger < 0 {
 		p.add("linger", "must not be negative, got %v", c.Linger)
