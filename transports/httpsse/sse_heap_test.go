@@ -109,9 +109,18 @@ func TestSSEReplayBufferIsBoundedInBytes(t *testing.T) {
 			// The trimmer brings the log back within its bounds shortly
 			// after the sends; the heap must stay within the limit.
 			var grown int64
-			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-				if grown = liveHeap() - before; grown < tt.limit || time.Now().After(deadline) {
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			deadline := time.After(5 * time.Second)
+		poll:
+			for {
+				if grown = liveHeap() - before; grown < tt.limit {
 					break
+				}
+				select {
+				case <-tick.C:
+				case <-deadline:
+					break poll
 				}
 			}
 			t.Logf("live heap grew by %d MiB", grown/mib)

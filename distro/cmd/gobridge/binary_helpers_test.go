@@ -198,17 +198,20 @@ func post(t *testing.T, p testPorts, body string, headers map[string]string) int
 	// accepts connections (receivers bind their listeners as they start):
 	// a refused connection is tried again for a short while.
 	var resp *http.Response
-	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
 	for {
 		var err error
 		resp, err = http.DefaultClient.Do(req)
 		if err == nil {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			return 0
 		}
-		time.Sleep(20 * time.Millisecond)
 		req.Body = io.NopCloser(strings.NewReader(body))
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
