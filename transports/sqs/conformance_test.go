@@ -23,7 +23,12 @@ type senderFixture struct {
 func newSenderFixture(t *testing.T) senderFixture {
 	cc := emulatorClient(t)
 	api := testAPI(t, cc)
-	a, b, d := newQueue(t, api, nil), newQueue(t, api, nil), newQueue(t, api, nil)
+	// The target reads these queues and deletes what it reads. A short
+	// visibility timeout makes a message whose receive answer was lost
+	// (seen with the emulator under concurrent sends) visible again well
+	// within the suite's wait, instead of after the default 30s.
+	short := map[string]string{"VisibilityTimeout": "2"}
+	a, b, d := newQueue(t, api, short), newQueue(t, api, short), newQueue(t, api, short)
 	name := d[bytes.LastIndexByte([]byte(d), '/')+1:]
 	s, err := NewSender(api, SenderConfig{Client: cc, Queue: name, Batch: aws.Bool(false)})
 	if err != nil {
