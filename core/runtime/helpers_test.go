@@ -187,3 +187,15 @@ func (f failingReceiver) Run(context.Context, ports.EmitFunc) error { return f.e
 var errBoom = errors.New("boom")
 
 func ptr[T any](v T) *T { return &v }
+
+// oneDelivery is a source that hands out its one delivery, then waits for
+// the route to stop.
+type oneDelivery struct{ d ports.Delivery }
+
+func (s oneDelivery) Run(ctx context.Context, emit ports.EmitFunc) error {
+	if err := emit(ctx, s.d); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}

@@ -14,19 +14,8 @@ import (
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
-// leasedSource hands out one delivery whose source hides it only for a
-// short lease, as an SQS visibility timeout does, and records what the
-// route does with it.
-type leasedSource struct{ d *leasedDelivery }
-
-func (s leasedSource) Run(ctx context.Context, emit ports.EmitFunc) error {
-	if err := emit(ctx, s.d); err != nil {
-		return err
-	}
-	<-ctx.Done()
-	return nil
-}
-
+// leasedDelivery is hidden by its source only for a short lease, as an SQS
+// message is by its visibility timeout; it records what the route does.
 type leasedDelivery struct {
 	env       *messaging.Envelope
 	lease     time.Duration
@@ -102,7 +91,7 @@ func TestLeaseIsExtendedWhileTheTargetIsSlow(t *testing.T) {
 	const lease = 150 * time.Millisecond
 	d := newLeasedDelivery(lease, nil)
 	meter := telemetry.NewMemory()
-	stop := start(t, []runtime.Route{{ID: "r", Receiver: leasedSource{d},
+	stop := start(t, []runtime.Route{{ID: "r", Receiver: oneDelivery{d},
 		Bindings: []runtime.Binding{{ID: "b", Sender: slowTarget{hold: 4 * lease}}}}},
 		runtime.Options{DLQ: newMemDLQ(), Meter: meter})
 	select {
@@ -139,7 +128,7 @@ func TestLostLeaseStopsWorkAndLeavesTheMessageUnsettled(t *testing.T) {
 	d := newLeasedDelivery(lease, fault.ErrNotFound.WithMessage("receipt handle expired"))
 	target := slowTarget{hold: time.Hour, cancelled: make(chan error, 1)}
 	meter := telemetry.NewMemory()
-	stop := start(t, []runtime.Route{{ID: "r", Receiver: leasedSource{d},
+	stop := start(t, []runtime.Route{{ID: "r", Receiver: oneDelivery{d},
 		Bindings: []runtime.Binding{{ID: "b", Sender: target}}}},
 		runtime.Options{DLQ: newMemDLQ(), Meter: meter})
 	select {

@@ -15,18 +15,8 @@ import (
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
-// rejectingSource hands out one delivery whose source can dead-letter it
-// itself, and records how the route ended it.
-type rejectingSource struct{ d *rejectingDelivery }
-
-func (s rejectingSource) Run(ctx context.Context, emit ports.EmitFunc) error {
-	if err := emit(ctx, s.d); err != nil {
-		return err
-	}
-	<-ctx.Done()
-	return nil
-}
-
+// rejectingDelivery can be dead-lettered by its own source (ports.Rejecter)
+// and records how the route ended it.
 type rejectingDelivery struct {
 	env       *messaging.Envelope
 	rejectErr error // what Reject answers
@@ -79,7 +69,7 @@ func TestSourceThatDeadLettersItselfIsAskedToReject(t *testing.T) {
 			d := &rejectingDelivery{env: messaging.NewEnvelope("s", nil), rejectErr: tc.rejectErr, done: make(chan struct{})}
 			dlq := newMemDLQ()
 			meter := telemetry.NewMemory()
-			stop := start(t, []runtime.Route{{ID: "r", Receiver: rejectingSource{d},
+			stop := start(t, []runtime.Route{{ID: "r", Receiver: oneDelivery{d},
 				Bindings: []runtime.Binding{{ID: "b", Sender: failingTarget{fault.ErrForbidden}}}}},
 				runtime.Options{DLQ: dlq, Meter: meter})
 			select {

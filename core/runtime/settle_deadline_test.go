@@ -6,22 +6,11 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
-	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 )
 
-// unreachableSource hands out one delivery whose Ack and Retry block until
-// their context ends, as a broker client's do while the broker is down.
-type unreachableSource struct{ settling chan struct{} }
-
-func (s unreachableSource) Run(ctx context.Context, emit ports.EmitFunc) error {
-	if err := emit(ctx, hangingDelivery{env: messaging.NewEnvelope("s", nil), settling: s.settling}); err != nil {
-		return err
-	}
-	<-ctx.Done()
-	return nil
-}
-
+// hangingDelivery's Ack and Retry block until their context ends, as a
+// broker client's do while the broker is down.
 type hangingDelivery struct {
 	env      *messaging.Envelope
 	settling chan struct{}
@@ -45,12 +34,13 @@ func (d hangingDelivery) wait(ctx context.Context) error {
 // the bridge must still finish within the stop timeout and a short grace,
 // leaving the delivery to the broker, instead of waiting forever.
 func TestShutdownWhileSourceUnreachableIsBounded(t *testing.T) {
-	src := unreachableSource{settling: make(chan struct{})}
+	settling := make(chan struct{})
+	src := oneDelivery{hangingDelivery{env: messaging.NewEnvelope("s", nil), settling: settling}}
 	stop := start(t, []runtime.Route{{
 		ID: "r", Receiver: src, Bindings: []runtime.Binding{{ID: "b", Sender: discard{}}},
 	}}, runtime.Options{DLQ: newMemDLQ(), StopTimeout: 50 * time.Millisecond})
 	select {
-	case <-src.settling:
+	case <-settling:
 	case <-waitCtx(t).Done():
 		t.Fatal("the delivery was never settled")
 	}
