@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
@@ -60,6 +61,13 @@ type CapabilityReporter interface {
 type OutboundMessage struct {
 	Envelope *messaging.Envelope
 	Address  string
+	// NotBefore, when not zero, asks the target to make the message
+	// visible to its consumers no earlier than this instant (SQS delay
+	// seconds, Service Bus scheduled enqueue time). A sender whose target
+	// cannot delay a message refuses a non-zero NotBefore with a permanent
+	// NOT_SUPPORTED fault rather than sending it early. The runtime sets it
+	// from the binding's deliver_after setting.
+	NotBefore time.Time
 }
 
 // Sender transmits one message. A nil return means the target accepted it
