@@ -1,0 +1,3 @@
+module github.com/gobridge-oss/gobridge/tools/dynamoemu
+
+go 1.26.0
