@@ -80,6 +80,12 @@ type Binding struct {
 	SessionID string `yaml:"session_id"`
 	// Address is the transport destination (topic, queue, URL path...).
 	Address string `yaml:"address"`
+	// DeliverAfter holds every message sent through this binding back from
+	// the target's consumers for this long after the bridge sends it (SQS
+	// delay seconds, Service Bus scheduled enqueue time). Zero sends for
+	// immediate delivery. A sender that cannot delay refuses the binding
+	// when the bridge starts.
+	DeliverAfter time.Duration `yaml:"deliver_after"`
 }
 
 // Delivery and dispatch modes accepted in Route.

@@ -176,6 +176,9 @@ func (v *validator) bindingRefs() {
 			}
 		}
 		v.ref(path, "session_id", b.SessionID, "sessions", false)
+		if b.DeliverAfter < 0 {
+			v.addf(join(path, "deliver_after"), "must not be negative, got %s", b.DeliverAfter)
+		}
 	}
 }
 

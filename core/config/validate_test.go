@@ -91,6 +91,7 @@ func TestValidateRules(t *testing.T) {
 		{"bridge id", func(f *File) { f.Bridge.ID = "" }, Problem{"bridge.id", "bridge.id is required"}},
 		{"deployment", func(f *File) { f.Bridge.Deployment = "cloud" }, Problem{"bridge.deployment", "must be one of: standalone, clustered"}},
 		{"shutdown timeout", func(f *File) { f.Bridge.ShutdownTimeout = -time.Second }, Problem{"bridge.shutdown_timeout", "must not be negative, got -1s"}},
+		{"negative deliver_after", func(f *File) { f.Bindings[0].DeliverAfter = -time.Second }, Problem{"bindings[0].deliver_after", "must not be negative, got -1s"}},
 		{"receiver id", func(f *File) { f.Receivers = append(f.Receivers, Component{Type: "x"}) }, Problem{"receivers[1].id", "id is required"}},
 		{"duplicate receiver", func(f *File) { f.Receivers = append(f.Receivers, Component{ID: "in", Type: "x"}) }, Problem{"receivers[1].id", `duplicate id "in"`}},
 		{"duplicate sender", func(f *File) { f.Senders[1].ID = "out" }, Problem{"senders[1].id", `duplicate id "out"`}},

@@ -78,7 +78,8 @@ func (s *Sender) accept(msg ports.OutboundMessage) {
 		}
 		return
 	}
-	c := ports.OutboundMessage{Envelope: msg.Envelope.Clone(), Address: msg.Address}
+	c := msg
+	c.Envelope = msg.Envelope.Clone()
 	s.mu.Lock()
 	s.sent = append(s.sent, c)
 	s.count.Add(1)

@@ -70,6 +70,15 @@ type OutboundMessage struct {
 	NotBefore time.Time
 }
 
+// Delayer is implemented by senders whose target can hold a message back
+// from its consumers (OutboundMessage.NotBefore). MaxDelay is the longest
+// delay the target accepts, counted from the send; zero means no limit.
+// A route whose binding asks for a delay is refused at start unless its
+// sender is a Delayer whose limit covers the delay.
+type Delayer interface {
+	MaxDelay() time.Duration
+}
+
 // Sender transmits one message. A nil return means the target accepted it
 // (for brokers: confirmed). Errors are classified with core/fault: a
 // transient error makes the route retry; a permanent one sends the message to

@@ -70,7 +70,7 @@ func (dr *drainer) unsent(r ports.OutboxRecord, now time.Time) error {
 func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
 	msgs := make([]ports.OutboundMessage, len(live))
 	for k, i := range live {
-		msgs[k] = ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address}
+		msgs[k] = ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()}
 	}
 	sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 	defer cancel()
@@ -124,7 +124,7 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 			i := live[k]
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 			start := dr.rn.sendStart()
-			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address})
+			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()})
 			dr.rn.sendTimed(dr.b.ID, start)
 			cancel()
 		}

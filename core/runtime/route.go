@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"time"
+
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
@@ -42,4 +44,16 @@ type Binding struct {
 	// Headers are added to the outbound copy of every message sent through
 	// this binding.
 	Headers map[string]any
+	// DeliverAfter, when positive, sets each outbound message's NotBefore
+	// to the send time plus this delay. The sender must implement
+	// ports.Delayer; New refuses the route otherwise.
+	DeliverAfter time.Duration
+}
+
+// notBefore is the NotBefore of a message this binding sends now.
+func (b *Binding) notBefore() time.Time {
+	if b.DeliverAfter <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(b.DeliverAfter)
 }

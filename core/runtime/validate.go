@@ -72,6 +72,39 @@ func validateBindings(i int, bs []Binding, add func(int, string, string, ...any)
 		if b.Sender == nil {
 			add(i, field+".sender_id", "no sender given for binding %q", b.ID)
 		}
+		validateDelay(i, field, b, add)
+	}
+}
+
+// validateDelay refuses a delay the binding's sender cannot honour: a
+// message must never reach its consumers earlier than the user asked.
+func validateDelay(i int, field string, b Binding, add func(int, string, string, ...any)) {
+	switch {
+	case b.DeliverAfter < 0:
+		add(i, field+".deliver_after", "must not be negative, got %s", b.DeliverAfter)
+		return
+	case b.DeliverAfter == 0 || b.Sender == nil:
+		return
+	}
+	d, ok := unwrapSender(b.Sender).(ports.Delayer)
+	if !ok {
+		add(i, field+".deliver_after", "sender %q cannot delay messages: not supported yet by its transport", b.SenderID)
+		return
+	}
+	if limit := d.MaxDelay(); limit > 0 && b.DeliverAfter > limit {
+		add(i, field+".deliver_after", "%s exceeds the %s that sender %q can delay a message", b.DeliverAfter, limit, b.SenderID)
+	}
+}
+
+// unwrapSender returns the sender a wrapper (such as the bridge's shared
+// senders) stands for; a wrapper says so with an Unwrap method.
+func unwrapSender(s ports.Sender) ports.Sender {
+	for {
+		u, ok := s.(interface{ Unwrap() ports.Sender })
+		if !ok {
+			return s
+		}
+		s = u.Unwrap()
 	}
 }
 

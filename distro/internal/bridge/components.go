@@ -56,6 +56,13 @@ type sharedSender struct{ ports.Sender }
 // sharedBatchSender is sharedSender for batch senders.
 type sharedBatchSender struct{ ports.BatchSender }
 
+// Unwrap returns the wrapped sender, so that the runtime can ask it what
+// it supports (a delay, for one).
+func (s sharedSender) Unwrap() ports.Sender { return s.Sender }
+
+// Unwrap returns the wrapped sender.
+func (s sharedBatchSender) Unwrap() ports.Sender { return s.BatchSender }
+
 // share wraps s so that the runtime cannot close it, keeping BatchSender.
 func share(s ports.Sender) ports.Sender {
 	if b, ok := s.(ports.BatchSender); ok {

@@ -68,7 +68,7 @@ func (b *Bridge) prepareRoute(rc config.Route) (*routeRun, error) {
 		if !ok {
 			return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("binding %s: sender_id %q not found in senders", id, bc.SenderID))
 		}
-		r.Bindings = append(r.Bindings, runtime.Binding{ID: id, SenderID: bc.SenderID, Sender: share(snd.value.(ports.Sender)), Address: bc.Address})
+		r.Bindings = append(r.Bindings, runtime.Binding{ID: id, SenderID: bc.SenderID, Sender: share(snd.value.(ports.Sender)), Address: bc.Address, DeliverAfter: bc.DeliverAfter})
 		rb = append(rb, routing.Binding{ID: id, Address: bc.Address})
 	}
 	for _, name := range rc.Processors {
