@@ -71,12 +71,15 @@ type OutboundMessage struct {
 }
 
 // Delayer is implemented by senders whose target can hold a message back
-// from its consumers (OutboundMessage.NotBefore). MaxDelay is the longest
-// delay the target accepts, counted from the send; zero means no limit.
-// A route whose binding asks for a delay is refused at start unless its
-// sender is a Delayer whose limit covers the delay.
+// from its consumers (OutboundMessage.NotBefore). A route whose binding
+// asks for a delay is refused at start unless its sender is a Delayer
+// whose limit for the binding's address covers the delay.
 type Delayer interface {
-	MaxDelay() time.Duration
+	// DelayLimit returns the longest delay, counted from the send, that
+	// messages to address accept (zero: no limit), or an error saying why
+	// they cannot be delayed at all (an SQS FIFO queue, say). An empty
+	// address stands for the sender's default destination.
+	DelayLimit(address string) (time.Duration, error)
 }
 
 // Sender transmits one message. A nil return means the target accepted it

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,13 +13,18 @@ import (
 )
 
 // delayingSender is a memtransport sender whose target can delay messages
-// by up to limit.
+// by up to limit, except to the address "fifo".
 type delayingSender struct {
 	*memtransport.Sender
 	limit time.Duration
 }
 
-func (d delayingSender) MaxDelay() time.Duration { return d.limit }
+func (d delayingSender) DelayLimit(address string) (time.Duration, error) {
+	if address == "fifo" {
+		return 0, errors.New("a FIFO queue delays only as a whole")
+	}
+	return d.limit, nil
+}
 
 // wrapped stands for a wrapper such as the bridge's shared senders.
 type wrapped struct{ ports.Sender }
@@ -78,21 +84,23 @@ func TestDeliverAfterNeedsASenderThatCanDelay(t *testing.T) {
 	tests := []struct {
 		name  string
 		snd   ports.Sender
+		addr  string
 		delay time.Duration
 		want  string // "" = accepted
 	}{
-		{"plain sender", plain, time.Second, `bindings[0].deliver_after: sender "s1" cannot delay messages: not supported yet`},
-		{"over the limit", short, 16 * time.Minute, `bindings[0].deliver_after: 16m0s exceeds the 15m0s that sender "s1" can delay a message`},
-		{"negative", plain, -time.Second, "bindings[0].deliver_after: must not be negative"},
-		{"within the limit behind a wrapper", wrapped{short}, 15 * time.Minute, ""},
-		{"no delay on a plain sender", plain, 0, ""},
+		{"an address that cannot delay", short, "fifo", time.Second, `bindings[0].deliver_after: sender "s1" cannot delay messages to "fifo": a FIFO queue delays only as a whole`},
+		{"plain sender", plain, "", time.Second, `bindings[0].deliver_after: sender "s1" cannot delay messages: not supported yet`},
+		{"over the limit", short, "", 16 * time.Minute, `bindings[0].deliver_after: 16m0s exceeds the 15m0s that sender "s1" can delay a message`},
+		{"negative", plain, "", -time.Second, "bindings[0].deliver_after: must not be negative"},
+		{"within the limit behind a wrapper", wrapped{short}, "q", 15 * time.Minute, ""},
+		{"no delay on a plain sender", plain, "", 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runtime.New([]runtime.Route{{
 				ID: "r", Receiver: memtransport.NewReceiver(memtransport.Options{}),
 				Policy:   runtime.Policy{OnExpired: runtime.Drop, OnPermanentFailure: runtime.Drop},
-				Bindings: []runtime.Binding{{ID: "b", SenderID: "s1", Sender: tc.snd, DeliverAfter: tc.delay}},
+				Bindings: []runtime.Binding{{ID: "b", SenderID: "s1", Sender: tc.snd, Address: tc.addr, DeliverAfter: tc.delay}},
 			}}, runtime.Options{})
 			switch {
 			case tc.want == "" && err != nil:

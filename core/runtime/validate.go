@@ -91,7 +91,11 @@ func validateDelay(i int, field string, b Binding, add func(int, string, string,
 		add(i, field+".deliver_after", "sender %q cannot delay messages: not supported yet by its transport", b.SenderID)
 		return
 	}
-	if limit := d.MaxDelay(); limit > 0 && b.DeliverAfter > limit {
+	limit, err := d.DelayLimit(b.Address)
+	switch {
+	case err != nil:
+		add(i, field+".deliver_after", "sender %q cannot delay messages to %q: %v", b.SenderID, b.Address, err)
+	case limit > 0 && b.DeliverAfter > limit:
 		add(i, field+".deliver_after", "%s exceeds the %s that sender %q can delay a message", b.DeliverAfter, limit, b.SenderID)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -135,6 +136,9 @@ func (s *Sender) prepare(ctx context.Context, m ports.OutboundMessage) (string, 
 			return "", wireMessage{}, err
 		}
 	}
+	if w.delay, err = delaySeconds(m.NotBefore, time.Now(), isFIFO(url)); err != nil {
+		return "", wireMessage{}, err
+	}
 	return url, w, nil
 }
 
@@ -204,7 +208,7 @@ func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wire
 	in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: make([]types.SendMessageBatchRequestEntry, len(ws))}
 	for j, w := range ws {
 		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
-			MessageGroupId: w.group, MessageDeduplicationId: w.dedup}
+			MessageGroupId: w.group, MessageDeduplicationId: w.dedup, DelaySeconds: w.delay}
 	}
 	if !*s.cfg.Batch {
 		s.sendOneByOne(ctx, url, idx, ws, res)
@@ -244,7 +248,7 @@ func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wire
 func (s *Sender) sendOneByOne(ctx context.Context, url string, idx []int, ws []wireMessage, res []ports.BatchResult) {
 	for j, w := range ws {
 		_, err := s.api.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
-			MessageGroupId: w.group, MessageDeduplicationId: w.dedup})
+			MessageGroupId: w.group, MessageDeduplicationId: w.dedup, DelaySeconds: w.delay})
 		res[idx[j]].Err = classify("SendMessage", err)
 	}
 }

@@ -60,6 +60,8 @@ type wireMessage struct {
 	size  int
 	// group and dedup are the FIFO ids, nil for standard queues.
 	group, dedup *string
+	// delay is the DelaySeconds of the message, 0 for none.
+	delay int32
 }
 
 // toWire maps env to a body and attributes. A payload that SQS cannot
