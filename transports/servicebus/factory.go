@@ -1,0 +1,69 @@
+package servicebus
+
+import (
+	"context"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+// FactoryType is the type name of this module's receiver and sender in
+// configuration files.
+const FactoryType = "servicebus"
+
+// factoryOptions turns registry dependencies into Options.
+func factoryOptions(d registry.Deps) []Option {
+	var opts []Option
+	if d.ID != "" {
+		opts = append(opts, WithName(d.ID))
+	}
+	if d.Logger != nil {
+		opts = append(opts, WithLogger(d.Logger.With("component", d.ID)))
+	}
+	if d.Meter != nil {
+		opts = append(opts, WithMeter(d.Meter))
+	}
+	if d.MaxInFlight > 0 {
+		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
+	}
+	return opts
+}
+
+// ReceiverFactory builds peek-lock receivers of queues and topic
+// subscriptions (`type: servicebus` under receivers); how many messages
+// they hold locked at once follows the route's max_in_flight.
+func ReceiverFactory() registry.ReceiverFactory {
+	return registry.Receiver(FactoryType, "receives from an Azure Service Bus queue or subscription under peek locks, sessions included",
+		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+			c, err := NewClient(cfg.Client)
+			if err != nil {
+				return nil, err
+			}
+			r, err := NewReceiver(c, cfg, factoryOptions(d)...)
+			if err != nil {
+				_ = c.Close(context.Background())
+				return nil, err
+			}
+			r.ownClient = true
+			return r, nil
+		})
+}
+
+// SenderFactory builds batching senders to queues and topics
+// (`type: servicebus` under senders).
+func SenderFactory() registry.SenderFactory {
+	return registry.Sender(FactoryType, "sends to Azure Service Bus queues and topics in message batches",
+		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+			c, err := NewClient(cfg.Client)
+			if err != nil {
+				return nil, err
+			}
+			s, err := NewSender(c, cfg, factoryOptions(d)...)
+			if err != nil {
+				_ = c.Close(context.Background())
+				return nil, err
+			}
+			s.ownClient = true
+			return s, nil
+		})
+}

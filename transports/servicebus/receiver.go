@@ -1,0 +1,228 @@
+package servicebus
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// Receiver reads one queue or topic subscription under peek locks. It
+// implements ports.Receiver, ports.CapabilityReporter and ports.Closer.
+type Receiver struct {
+	client    *azservicebus.Client
+	ownClient bool
+	cfg       ReceiverConfig
+	o         options
+	de        *deliveryEnv
+}
+
+var (
+	_ ports.Receiver           = (*Receiver)(nil)
+	_ ports.CapabilityReporter = (*Receiver)(nil)
+	_ ports.Closer             = (*Receiver)(nil)
+)
+
+// NewReceiver validates cfg and returns a Receiver that reads through
+// client. Close does not close client.
+func NewReceiver(client *azservicebus.Client, cfg ReceiverConfig, opts ...Option) (*Receiver, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o := buildOptions(opts)
+	de := &deliveryEnv{cfg: cfg, m: newReceiverMetrics(o.meter, o.name), log: o.log, entity: cfg.entityPath(), now: time.Now}
+	return &Receiver{client: client, cfg: cfg, o: o, de: de}, nil
+}
+
+// Capabilities: Retry abandons the message after the delay (unless retry
+// is off), and a message whose lock expires comes back.
+func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
+	return ports.ReceiverCapabilities{Retry: r.cfg.Retry != RetryOff, RedeliversUnsettled: true}
+}
+
+// Close closes the client when the factory built it.
+func (r *Receiver) Close(ctx context.Context) error {
+	if !r.ownClient {
+		return nil
+	}
+	return classify("closing the client", r.client.Close(ctx))
+}
+
+// Run receives until ctx ends. It returns an error only when Service Bus
+// answers that the entity does not exist or access is denied.
+func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
+	slots := make(chan struct{}, r.o.maxInFlight)
+	if r.cfg.Sessions {
+		return r.runSessions(ctx, slots, emit)
+	}
+	var (
+		rcv *azservicebus.Receiver
+		err error
+	)
+	opts := &azservicebus.ReceiverOptions{ReceiveMode: azservicebus.ReceiveModePeekLock}
+	if r.cfg.Queue != "" {
+		rcv, err = r.client.NewReceiverForQueue(r.cfg.Queue, opts)
+	} else {
+		rcv, err = r.client.NewReceiverForSubscription(r.cfg.Topic, r.cfg.Subscription, opts)
+	}
+	if err != nil {
+		return classify("opening a receiver for "+r.de.entity, err)
+	}
+	var held inFlight
+	defer func() {
+		held.wait(r.cfg.Linger)
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rcv.Close(cctx)
+	}()
+	batch := r.cfg.MaxMessages
+	if batch == 0 {
+		batch = min(r.o.maxInFlight, maxCredits)
+	}
+	locks := messageLocks{rcv}
+	var backoff time.Duration
+	for {
+		n := reserve(ctx, slots, batch)
+		if n == 0 {
+			return nil
+		}
+		msgs, err := rcv.ReceiveMessages(ctx, n, nil)
+		for range n - len(msgs) {
+			<-slots
+		}
+		if err != nil && len(msgs) == 0 {
+			if ctx.Err() != nil {
+				return nil
+			}
+			cerr := classify("ReceiveMessages "+r.de.entity, err)
+			if !fault.IsRecoverable(cerr) {
+				return cerr
+			}
+			backoff = max(min(max(2*backoff, 100*time.Millisecond), 10*time.Second), fault.RetryAfter(cerr))
+			r.o.log.Warn("servicebus: receive failed", "entity", r.de.entity, "err", cerr, "retry_in", backoff)
+			if !sleep(ctx, backoff) {
+				return nil
+			}
+			continue
+		}
+		backoff = 0
+		for i, m := range msgs {
+			d := newDelivery(r.de, m, rcv, locks, held.add(slots))
+			r.de.m.received.Add(1)
+			if err := emit(ctx, lockedDelivery{d}); err != nil {
+				// Not taken: give this message and the rest back now
+				// rather than when their locks expire.
+				r.handBack(rcv, msgs[i:])
+				d.done()
+				for range msgs[i+1:] {
+					<-slots
+				}
+				if ctx.Err() != nil {
+					return nil
+				}
+				break
+			}
+		}
+	}
+}
+
+// handBack abandons messages the route did not take.
+func (r *Receiver) handBack(link settleLink, msgs []*azservicebus.ReceivedMessage) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, m := range msgs {
+		if err := link.AbandonMessage(ctx, m, nil); err != nil {
+			r.o.log.Debug("servicebus: hand-back failed; the message returns when its lock expires", "entity", r.de.entity, "err", err)
+			return
+		}
+		r.de.m.settled[outAbandoned].Add(1)
+	}
+}
+
+// reserve takes slots for one receive: it waits for the first, then
+// takes whatever else is free, up to most. It returns 0 when ctx ended.
+func reserve(ctx context.Context, slots chan struct{}, most int) int {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	n := 1
+	for n < most {
+		select {
+		case slots <- struct{}{}:
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// sleep waits for d or for ctx to end; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// inFlight counts the deliveries of one Run not yet done with, so that a
+// stopping Run can give them time to settle before it closes its links.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed while n == 0; nil means idle
+}
+
+// add counts one delivery holding one slot and returns its release.
+func (f *inFlight) add(slots chan struct{}) func() {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+	return func() {
+		<-slots
+		f.mu.Lock()
+		f.n--
+		if f.n == 0 {
+			close(f.idle)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// wait returns once no delivery is in flight or d has passed.
+func (f *inFlight) wait(d time.Duration) {
+	f.mu.Lock()
+	idle := f.idle
+	busy := f.n > 0
+	f.mu.Unlock()
+	if !busy {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// permanentStop reports whether err ends Run: the entity is missing or
+// access is denied.
+func permanentStop(err error) bool {
+	return err != nil && !fault.IsRecoverable(err) && !errors.Is(err, context.Canceled)
+}
