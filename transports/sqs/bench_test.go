@@ -3,6 +3,7 @@ package sqs
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,9 @@ import (
 )
 
 // benchStub serves an endless source queue and accepts every send and
-// delete, counting the calls.
+// delete, counting the calls. Each answer comes after the latency that
+// GOBRIDGE_BENCH_SQS_LATENCY sets (none by default): SQS answers in
+// milliseconds, the stub in microseconds.
 func benchStub(b *testing.B) *stubSQS {
 	var seq atomic.Int64
 	okAll := func(req map[string]any) (int, any) {
@@ -42,6 +45,13 @@ func benchStub(b *testing.B) *stubSQS {
 		"SendMessageBatch":   okAll,
 		"DeleteMessageBatch": okAll,
 	}}
+	if v := os.Getenv("GOBRIDGE_BENCH_SQS_LATENCY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("GOBRIDGE_BENCH_SQS_LATENCY: %v", err)
+		}
+		s.latency = d
+	}
 	s.srv = newBenchServer(s)
 	b.Cleanup(s.srv.Close)
 	return s

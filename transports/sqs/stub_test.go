@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -25,6 +26,8 @@ type stubSQS struct {
 	mu  sync.Mutex
 	ops map[string]stubOp
 	n   map[string]int
+	// latency delays every answer, as a network round trip would.
+	latency time.Duration
 }
 
 func newStub(t *testing.T, ops map[string]stubOp) *stubSQS {
@@ -53,6 +56,9 @@ func (s *stubSQS) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(400)
 		_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.sqs#UnsupportedOperation", "message": op})
 		return
+	}
+	if s.latency > 0 {
+		time.Sleep(s.latency) // stands for the network round trip
 	}
 	status, body := f(req)
 	w.WriteHeader(status)
