@@ -44,7 +44,7 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				w0, c0 := time.Now(), cpuTime()
 				v.run(ctx, b, p, src, dst)
-				waitDepth(ctx, b, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
+				waitDepth(ctx, b, p.url091, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
 				wall += time.Since(w0)
 				cpu += cpuTime() - c0
 				cancel()
@@ -156,8 +156,8 @@ func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(runCtx) }()
-	waitDepth(ctx, b, src[len("/amq/queue/"):], func(d int) bool { return d == 0 })
-	waitDepth(ctx, b, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
+	waitDepth(ctx, b, p.url091, src[len("/amq/queue/"):], func(d int) bool { return d == 0 })
+	waitDepth(ctx, b, p.url091, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
 	stop()
 	if err := <-done; err != nil {
 		b.Fatal(err)

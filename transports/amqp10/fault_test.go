@@ -61,17 +61,17 @@ func TestConnectionLossMidStream(t *testing.T) {
 	go func() { done <- rt.Run(runCtx) }()
 
 	q091 := func(addr string) string { return strings.TrimPrefix(addr, "/amq/queue/") }
-	waitDepth(ctx, t, q091(dst), func(d int) bool { return d >= n/4 })
+	waitDepth(ctx, t, p.url091, q091(dst), func(d int) bool { return d >= n/4 })
 	proxy.cut()
 	proxy.restore(t)
-	waitDepth(ctx, t, q091(dst), func(d int) bool { return d >= n })
-	waitDepth(ctx, t, q091(src), func(d int) bool { return d == 0 })
+	waitDepth(ctx, t, p.url091, q091(dst), func(d int) bool { return d >= n })
+	waitDepth(ctx, t, p.url091, q091(src), func(d int) bool { return d == 0 })
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("runtime: %v", err)
 	}
 
-	seen := drainMarkers(t, q091(dst))
+	seen := drainMarkers(t, p.url091, q091(dst))
 	total := 0
 	for _, c := range seen {
 		total += c
@@ -89,9 +89,9 @@ func TestConnectionLossMidStream(t *testing.T) {
 // drainMarkers empties queue over AMQP 0-9-1 and counts the m00000
 // markers of the bodies (RabbitMQ 3.x keeps an AMQP 1.0 message's
 // encoded sections as the body).
-func drainMarkers(t *testing.T, queue string) map[string]int {
+func drainMarkers(t *testing.T, url091, queue string) map[string]int {
 	t.Helper()
-	conn, err := amqp091.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	conn, err := amqp091.Dial(url091)
 	if err != nil {
 		t.Fatalf("drain: %v", err)
 	}
@@ -115,9 +115,9 @@ func drainMarkers(t *testing.T, queue string) map[string]int {
 }
 
 // queueDepth reads a queue's ready messages over AMQP 0-9-1.
-func queueDepth(t testing.TB, queue string) int {
+func queueDepth(t testing.TB, url091, queue string) int {
 	t.Helper()
-	conn, err := amqp091.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	conn, err := amqp091.Dial(url091)
 	if err != nil {
 		t.Fatalf("depth: %v", err)
 	}
@@ -134,12 +134,12 @@ func queueDepth(t testing.TB, queue string) int {
 }
 
 // waitDepth polls queue's depth until cond holds or ctx ends.
-func waitDepth(ctx context.Context, t testing.TB, queue string, cond func(int) bool) {
+func waitDepth(ctx context.Context, t testing.TB, url091, queue string, cond func(int) bool) {
 	t.Helper()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		d := queueDepth(t, queue)
+		d := queueDepth(t, url091, queue)
 		if cond(d) {
 			return
 		}

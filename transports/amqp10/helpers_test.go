@@ -23,6 +23,9 @@ import (
 type peer struct {
 	name string
 	cfg  SessionConfig
+	// url091 is the AMQP 0-9-1 URL of a RabbitMQ peer (declaring and
+	// reading queues); empty for other peers.
+	url091 string
 	// queue returns the AMQP 1.0 address of a fresh queue, deleted when
 	// the test ends.
 	queue func(t testing.TB) string
@@ -43,13 +46,20 @@ func rabbitPeer(t testing.TB) peer {
 	if u := os.Getenv("GOBRIDGE_AMQP10_URL"); u != "" {
 		cfg.URL = u
 	}
+	return rabbitPeerAt(t, "rabbitmq", u091, cfg)
+}
+
+// rabbitPeerAt is the RabbitMQ node at u091 (AMQP 0-9-1) and cfg (AMQP
+// 1.0).
+func rabbitPeerAt(t testing.TB, name, u091 string, cfg SessionConfig) peer {
+	t.Helper()
 	conn, err := amqp091.DialConfig(u091, amqp091.Config{Dial: amqp091.DefaultDial(2 * time.Second)})
 	if err != nil {
 		itest.Unavailable(t, "RabbitMQ at %s is unreachable: %v", cfg.URL, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	probe(t, cfg, "RabbitMQ's AMQP 1.0 plugin (scripts/ensure-rabbitmq-amqp10.sh enables it)")
-	return peer{name: "rabbitmq", cfg: cfg, queue: func(t testing.TB) string {
+	return peer{name: name, cfg: cfg, url091: u091, queue: func(t testing.TB) string {
 		ch, err := conn.Channel()
 		if err != nil {
 			t.Fatalf("admin channel: %v", err)
@@ -132,11 +142,17 @@ func uniqueName(t testing.TB) string {
 // newTestSession starts a Session on p and closes it when t ends.
 func newTestSession(t testing.TB, p peer) *Session {
 	t.Helper()
+	return newTestSessionWith(t, p, WithName("it-"+p.name))
+}
+
+// newTestSessionWith is newTestSession with options.
+func newTestSessionWith(t testing.TB, p peer, opts ...Option) *Session {
+	t.Helper()
 	cfg := p.cfg
 	cfg.CloseTimeout = 2 * time.Second
 	cfg.Reconnect.Initial = 50 * time.Millisecond
 	cfg.Reconnect.Max = 500 * time.Millisecond
-	s, err := NewSession(cfg, WithName("it-"+p.name))
+	s, err := NewSession(cfg, opts...)
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}

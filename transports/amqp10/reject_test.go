@@ -33,7 +33,7 @@ func TestRejectedGoesToTheBrokersDeadLetterQueue(t *testing.T) {
 	p := rabbitPeer(t)
 	q := uniqueName(t)
 	dead := q + ".dead"
-	conn, err := amqp091.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	conn, err := amqp091.Dial(p.url091)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRejectedGoesToTheBrokersDeadLetterQueue(t *testing.T) {
 	if err := newRawClient(t, p).publish(ctx, "/amq/queue/"+q, messaging.NewEnvelope("orders.created", []byte("bad"))); err != nil {
 		t.Fatal(err)
 	}
-	waitDepth(ctx, t, dead, func(d int) bool { return d == 1 })
+	waitDepth(ctx, t, p.url091, dead, func(d int) bool { return d == 1 })
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestRejectedGoesToTheBrokersDeadLetterQueue(t *testing.T) {
 	if n := dlq.n.Load(); n != 0 {
 		t.Errorf("the bridge's DLQ got %d entries; the broker should have dead-lettered the message", n)
 	}
-	if d := queueDepth(t, q); d != 0 {
+	if d := queueDepth(t, p.url091, q); d != 0 {
 		t.Errorf("the source queue still holds %d messages", d)
 	}
 }
