@@ -15,6 +15,7 @@ import (
 	"github.com/gobridge-oss/gobridge/transports/amqp10"
 	"github.com/gobridge-oss/gobridge/transports/httpsse"
 	"github.com/gobridge-oss/gobridge/transports/mqtt"
+	"github.com/gobridge-oss/gobridge/transports/servicebus"
 	"github.com/gobridge-oss/gobridge/transports/sqs"
 )
 
@@ -35,6 +36,8 @@ func Factories() []registry.Factory {
 		amqp10.SenderFactory(),
 		sqs.ReceiverFactory(),
 		sqs.SenderFactory(),
+		servicebus.ReceiverFactory(),
+		servicebus.SenderFactory(),
 		filter.Factory(),
 		transform.Factory(),
 		circuitbreaker.Factory(),
@@ -59,6 +62,7 @@ func Modules() []string {
 		"github.com/gobridge-oss/gobridge/transports/amqp10",
 		"github.com/gobridge-oss/gobridge/transports/httpsse",
 		"github.com/gobridge-oss/gobridge/transports/mqtt",
+		"github.com/gobridge-oss/gobridge/transports/servicebus",
 		"github.com/gobridge-oss/gobridge/transports/sqs",
 	}
 }
