@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	amqp "github.com/Azure/go-amqp"
 
@@ -28,6 +29,28 @@ func classifyConnErr(err error) error {
 		return fault.ErrTimeout.Wrap(err)
 	}
 	return fault.ErrConnectionLost.Wrap(err)
+}
+
+// saslRefused recognises go-amqp's error for a SASL outcome other than ok
+// (it has no error type of its own, and names PLAIN whatever the
+// mechanism). Codes 1 (auth) and 3 (sys-perm) are permanent refusals:
+// NOT_AUTHORIZED, naming the configured mechanism. It returns nil for
+// any other error, temporary outcomes (2 sys, 4 sys-temp) included.
+func saslRefused(mechanism, url string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	i := strings.Index(msg, "auth failed with code ")
+	if i < 0 || !strings.HasPrefix(msg, "SASL ") {
+		return nil
+	}
+	code, _, _ := strings.Cut(msg[i+len("auth failed with code "):], ":")
+	if code != "0x1" && code != "0x3" {
+		return nil
+	}
+	return fault.ErrNotAuthorized.WithMessage(fmt.Sprintf("amqp10: %s refused SASL %s (outcome code %s)",
+		url, strings.ToUpper(mechanism), code)).Wrap(err)
 }
 
 // conditionError maps an AMQP error condition; other conditions get def.

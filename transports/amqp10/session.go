@@ -101,6 +101,9 @@ func (s *Session) dial(ctx context.Context) (*amqp.Conn, error) {
 		if terr := tlsVerifyError(s.host, err); terr != nil {
 			return nil, terr
 		}
+		if serr := saslRefused(s.cfg.SASL, s.cfg.URL, err); serr != nil {
+			return nil, serr
+		}
 		return nil, classifyConnErr(fmt.Errorf("amqp10: dial %s: %w", s.cfg.URL, err))
 	}
 	return conn, nil
