@@ -10,6 +10,7 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus v1.11.0
 	github.com/Azure/go-amqp v1.7.0
 	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/google/go-cmp v0.7.0
 )
 
 require (

@@ -1,0 +1,49 @@
+package sbemu
+
+import (
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSendBatchReceiveComplete(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "orders"}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	s := newSender(t, c, "orders")
+	if err := s.SendMessage(ctx, &azservicebus.Message{Body: []byte("one")}, nil); err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	b, err := s.NewMessageBatch(ctx, nil)
+	if err != nil {
+		t.Fatalf("NewMessageBatch: %v", err)
+	}
+	for _, body := range []string{"two", "three"} {
+		if err := b.AddMessage(&azservicebus.Message{Body: []byte(body)}, nil); err != nil {
+			t.Fatalf("AddMessage: %v", err)
+		}
+	}
+	if err := s.SendMessageBatch(ctx, b, nil); err != nil {
+		t.Fatalf("SendMessageBatch: %v", err)
+	}
+	r := newReceiver(t, c, "orders", nil)
+	msgs := receiveN(ctx, t, r, 3)
+	if diff := cmp.Diff([]string{"one", "two", "three"}, bodies(msgs)); diff != "" {
+		t.Errorf("bodies (-want +got):\n%s", diff)
+	}
+	for i, m := range msgs {
+		if m.SequenceNumber == nil || *m.SequenceNumber != int64(i+1) {
+			t.Errorf("message %d: SequenceNumber = %v, want %d", i, m.SequenceNumber, i+1)
+		}
+		if m.DeliveryCount != 1 {
+			t.Errorf("message %d: DeliveryCount = %d, want 1", i, m.DeliveryCount)
+		}
+		if m.LockedUntil == nil || m.EnqueuedTime == nil {
+			t.Errorf("message %d: LockedUntil %v, EnqueuedTime %v: want both set", i, m.LockedUntil, m.EnqueuedTime)
+		}
+		if err := r.CompleteMessage(ctx, m, nil); err != nil {
+			t.Fatalf("CompleteMessage: %v", err)
+		}
+	}
+}

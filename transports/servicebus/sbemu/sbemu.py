@@ -1,0 +1,38 @@
+"""Entry point of the Service Bus emulator: python3 sbemu.py CONFIG.json.
+
+CONFIG.json holds {"entities": [...], "max_message_size": n, "port": p}
+(see emulator.go for the exact shape). Once the listener is bound the
+program prints "LISTENING 127.0.0.1:PORT" on stdout, then serves until it
+is signalled.
+"""
+
+import json
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from proton.reactor import Container  # noqa: E402
+
+from broker import TICK_SECONDS, Broker  # noqa: E402
+from store import Namespace  # noqa: E402
+
+
+def main(argv):
+    with open(argv[1]) as f:
+        cfg = json.load(f)
+    ns = Namespace(cfg.get("entities") or [])
+    broker = Broker(ns, int(cfg.get("max_message_size") or 262144))
+    container = Container(broker)
+    acceptor = container.acceptor("127.0.0.1", int(cfg.get("port") or 0))
+    port = acceptor._selectable._delegate.getsockname()[1]
+    sys.stdout.write("LISTENING 127.0.0.1:%d\n" % port)
+    sys.stdout.flush()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    container.schedule(TICK_SECONDS, broker)
+    container.run()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
