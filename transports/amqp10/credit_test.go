@@ -12,9 +12,15 @@ import (
 
 // TestCreditNeverExceedsMaxInFlight holds every delivery unsettled and
 // checks that the peer hands over exactly max_in_flight of them, and one
-// more for each one settled.
+// more for each one settled, down to a window of 1.
 func TestCreditNeverExceedsMaxInFlight(t *testing.T) {
-	const n, published = 5, 20
+	for _, n := range []int{1, 2, 5} {
+		t.Run(fmt.Sprintf("max_in_flight=%d", n), func(t *testing.T) { testCreditWindow(t, n) })
+	}
+}
+
+func testCreditWindow(t *testing.T, n int) {
+	const published, rounds = 20, 4
 	p := rabbitPeer(t)
 	q := p.queue(t)
 	raw := newRawClient(t, p)
@@ -54,19 +60,21 @@ func TestCreditNeverExceedsMaxInFlight(t *testing.T) {
 		select {
 		case <-got:
 			t.Fatalf("a delivery beyond the credit arrived while %d were unsettled (max_in_flight %d)", len(held), n)
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(300 * time.Millisecond):
 		}
 	}
 	take(n)
 	quiet()
-	for i := range 3 {
-		if err := held[i].Ack(ctx); err != nil {
+	// Settle one at a time: exactly one more arrives each time.
+	for range rounds {
+		if err := held[0].Ack(ctx); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
+		held = held[1:]
+		take(1)
+		quiet()
 	}
-	take(3)
-	quiet()
-	for _, d := range held[3:] {
+	for _, d := range held {
 		if err := d.Ack(ctx); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
