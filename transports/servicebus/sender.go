@@ -217,7 +217,12 @@ func (s *Sender) sendAll(ctx context.Context, sdk *azservicebus.Sender, ms []*az
 				flush() // a full batch: send it and try again in a new one
 				continue
 			}
-			errs[i] = classify("adding to a batch", err)
+			if errors.Is(err, azservicebus.ErrMessageTooLarge) {
+				errs[i] = classify("adding to a batch", err)
+			} else {
+				// The SDK could not encode it: sending again cannot help.
+				errs[i] = fault.ErrInvalidPayload.WithMessage("servicebus: encoding the message").Wrap(err)
+			}
 			s.m.failed.Add(1)
 			break
 		}

@@ -102,6 +102,9 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 	if env.ID != "" {
 		m.Properties.MessageID = fitID(env.ID)
 	}
+	if !utf8.ValidString(env.Subject) {
+		return nil, fault.ErrInvalidPayload.WithMessage("servicebus: the subject is not UTF-8, which the subject property requires")
+	}
 	if env.Subject != "" {
 		subj := env.Subject
 		m.Properties.Subject = &subj
@@ -176,19 +179,24 @@ func propertyValue(v any) any {
 	return stringValue(v)
 }
 
-// stringValue renders v as a string; maps and slices as JSON.
+// stringValue renders v as a UTF-8 string (invalid bytes replaced by
+// U+FFFD); maps and slices as JSON.
 func stringValue(v any) string {
+	var s string
 	switch x := v.(type) {
 	case string:
-		return x
+		s = x
 	case []byte:
-		return string(x)
+		s = string(x)
 	case map[string]any, []any:
 		if b, err := json.Marshal(x); err == nil {
 			return string(b)
 		}
+		s = fmt.Sprint(v)
+	default:
+		s = fmt.Sprint(v)
 	}
-	return fmt.Sprint(v)
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // fromReceived builds the envelope of a received message: application
