@@ -2,6 +2,7 @@ package sbemu
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -74,4 +75,42 @@ func bodies(msgs []*azservicebus.ReceivedMessage) []string {
 		out[i] = string(m.Body)
 	}
 	return out
+}
+
+// waitCounts polls e.Counts(path) until it equals want or ctx ends.
+func waitCounts(ctx context.Context, t *testing.T, e *Emulator, path string, want Counts) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var got Counts
+	for {
+		var err error
+		got, err = e.Counts(ctx, path)
+		if err == nil && got == want {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("Counts(%s) = %+v (err %v), want %+v", path, got, err, want)
+		case <-tick.C:
+		}
+	}
+}
+
+func sendBodies(ctx context.Context, t *testing.T, s *azservicebus.Sender, bodies ...string) {
+	t.Helper()
+	for _, b := range bodies {
+		if err := s.SendMessage(ctx, &azservicebus.Message{Body: []byte(b)}, nil); err != nil {
+			t.Fatalf("SendMessage(%s): %v", b, err)
+		}
+	}
+}
+
+// codeOf returns the azservicebus error code of err, or "" when it has none.
+func codeOf(err error) azservicebus.Code {
+	var sbErr *azservicebus.Error
+	if errors.As(err, &sbErr) {
+		return sbErr.Code
+	}
+	return ""
 }

@@ -24,7 +24,8 @@ class Msg:
 
     __slots__ = ("seq", "durable", "priority", "ttl", "ann_count", "ann_body", "props", "app",
                  "tail", "message_id", "session_id", "scheduled_at", "enqueued", "count",
-                 "state", "token", "locked_until", "dl_source", "store", "consumer", "size")
+                 "state", "deferred", "token", "locked_until", "dl_source", "store", "consumer",
+                 "size")
 
     def __init__(self):
         self.seq = 0
@@ -36,6 +37,7 @@ class Msg:
         self.enqueued = 0
         self.count = 0
         self.state = ACTIVE
+        self.deferred = False
         self.token = None
         self.locked_until = 0
         self.dl_source = None
@@ -62,7 +64,7 @@ class Msg:
             props[str(k)] = copy.copy(v)
         self.app = codec.encode_section(codec.APP_PROPS, props)
 
-    def encode(self, token=None, state=None):
+    def encode(self, token=None):
         """The message as a receiver gets it: broker annotations, lock token, delivery count."""
         ours = [codec.sym("x-opt-sequence-number"), codec.long(self.seq),
                 codec.sym("x-opt-enqueue-sequence-number"), codec.long(self.seq),
@@ -73,7 +75,7 @@ class Msg:
             ours += [codec.sym("x-opt-scheduled-enqueue-time"), codec.timestamp(self.scheduled_at)]
         if self.dl_source is not None:
             ours += [codec.sym("x-opt-deadletter-source"), codec.string(self.dl_source)]
-        state = self.state if state is None else state
+        state = DEFERRED if self.deferred else self.state
         if state in (DEFERRED, SCHEDULED):
             ours += [codec.sym("x-opt-message-state"), codec.int32(state)]
         parts = [codec.header(self.durable, self.priority, self.ttl, self.count == 0, self.count)]

@@ -66,7 +66,11 @@ class Store:
         self.make_ready(m)
 
     def make_ready(self, m):
-        m.state, m.token, m.consumer = ACTIVE, None, None
+        m.token, m.consumer = None, None
+        if m.deferred:  # a deferred message stays deferred whatever happens to its lock
+            m.state = DEFERRED
+            return
+        m.state = ACTIVE
         if self.requires_session:
             sess = self.session(m.session_id)
             heapq.heappush(sess.ready, (m.seq, m))
@@ -160,6 +164,7 @@ class Store:
         target = self.dlq or self
         self.remove(m)
         d = m.copy()
+        d.deferred = False
         d.set_app_properties(props)
         d.set_app_properties({"DeadLetterReason": reason or "",
                               "DeadLetterErrorDescription": description or ""})
@@ -168,6 +173,7 @@ class Store:
 
     def defer(self, m, props=None):
         m.set_app_properties(props)
+        m.deferred = True
         m.state = DEFERRED
 
     # -- sessions ------------------------------------------------------------
