@@ -271,7 +271,10 @@ class Broker(Handler):
             elif kind in ("cbs", "mgmt"):
                 req = Message()
                 req.decode(data)
-                resp = self.mgmt.cbs(req) if kind == "cbs" else self.mgmt.handle(obj, req)
+                if kind == "cbs":
+                    resp = self.mgmt.cbs(req, _path((req.properties or {}).get("name")))
+                else:
+                    resp = self.mgmt.handle(obj, req)
                 self.respond(link.connection, req.reply_to, resp)
             else:
                 raise Refused("amqp:not-allowed", "link is not usable")

@@ -50,8 +50,11 @@ class Management:
             "sbemu:stats": self.stats,
         }
 
-    def cbs(self, req):
-        """Accepts every token: the emulator does not authenticate."""
+    def cbs(self, req, path):
+        """Accepts every token (the emulator does not authenticate), for entities that exist."""
+        path = path.rsplit("/$management", 1)[0]
+        if path not in self.ns.entities and path not in self.ns.stores:
+            return reply(req, 404, "The messaging entity %r could not be found." % path)
         return reply(req, 202, "Accepted")
 
     def handle(self, path, req):
