@@ -23,16 +23,16 @@ func TestCounterTally(t *testing.T) {
 		done     bool
 	}{
 		{
-			name: "every message once, in order",
-			n:    3,
+			name:     "every message once, in order",
+			n:        3,
 			arrivals: []arrival{{7, 0, 0, 10}, {7, 1, 0, 20}, {7, 2, 0, 30}},
 			want: Tally{N: 3, Unique: 3, First: t0.Add(10 * time.Millisecond), Last: t0.Add(30 * time.Millisecond),
 				P50: 20 * time.Millisecond, P99: 30 * time.Millisecond},
 			done: true,
 		},
 		{
-			name: "duplicates, a stray run, an out-of-range seq and a gap",
-			n:    4,
+			name:     "duplicates, a stray run, an out-of-range seq and a gap",
+			n:        4,
 			arrivals: []arrival{{7, 0, 0, 5}, {7, 0, 0, 6}, {7, 2, 0, 7}, {8, 1, 0, 8}, {7, 9, 0, 9}, {7, 2, 0, 10}, {7, 0, 0, 11}},
 			want: Tally{N: 4, Unique: 2, Duplicates: 3, Stray: 2, Missing: 2, MissingIDs: []uint64{1, 3},
 				First: t0.Add(5 * time.Millisecond), Last: t0.Add(7 * time.Millisecond),
