@@ -18,6 +18,10 @@ func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
 	results := make([]error, len(recs))
 	live := make([]int, 0, len(recs))
 	for i, r := range recs {
+		if !dr.mayWrite() {
+			results[i] = errNotHolder
+			continue
+		}
 		if err := dr.unsent(r, now); err != nil {
 			results[i] = err
 			continue
@@ -68,6 +72,12 @@ func (dr *drainer) unsent(r ports.OutboxRecord, now time.Time) error {
 
 // sendBatch sends the live records in one SendBatch call.
 func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
+	if !dr.mayWrite() {
+		for _, i := range live {
+			results[i] = errNotHolder
+		}
+		return
+	}
 	msgs := make([]ports.OutboundMessage, len(live))
 	for k, i := range live {
 		msgs[k] = ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()}
@@ -122,6 +132,10 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 				return
 			}
 			i := live[k]
+			if !dr.mayWrite() {
+				results[i] = errNotHolder
+				continue
+			}
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 			start := dr.rn.sendStart()
 			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()})

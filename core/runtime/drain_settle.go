@@ -17,9 +17,10 @@ func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) 
 		dr.recordDelivered(r)
 		return true
 	}
-	if ctx.Err() != nil {
-		// Shutdown: leave the record claimed; it is taken over once the
-		// claim is stale. Nothing was learned about the message.
+	if ctx.Err() != nil || isNotHolder(err) || !dr.mayWrite() {
+		// Shutdown, or the lease may be lost: leave the record claimed;
+		// it is taken over once the claim is stale. Nothing was learned
+		// about the message, or this instance may no longer act on it.
 		return false
 	}
 	rn.m.sendError(dr.b.ID, err).Add(1)

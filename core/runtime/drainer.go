@@ -7,21 +7,25 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // drainer delivers the outbox records of one partition (a route's binding):
 // claim a batch, send it, then complete, replay or dead-letter each record.
 // Standalone drainers hold no lease and carry the zero token on every
-// guarded write; clustered draining will pass the lease's token instead.
+// guarded write; leased drainers (Options.LeaseGate) carry their term's
+// token and drain only while the term is valid.
 type drainer struct {
-	rn    *runner
-	b     *Binding
-	part  string
-	pol   OutboxPolicy
-	store ports.OutboxStore
-	tok   ports.LeaseToken
-	log   *slog.Logger
-	m     drainMetrics
+	rn      *runner
+	b       *Binding
+	part    string
+	pol     OutboxPolicy
+	store   ports.OutboxStore
+	tok     ports.LeaseToken
+	term    LeaseTerm // nil for a standalone drainer
+	log     *slog.Logger
+	m       drainMetrics
+	skipped telemetry.Counter
 
 	batch    int           // current claim size
 	interval time.Duration // current adaptive idle interval
@@ -33,28 +37,41 @@ func newDrainer(rn *runner, b *Binding) *drainer {
 		rn: rn, b: b, part: partitionOf(rn.route.ID, b.ID), pol: pol, store: rn.opts.Outbox,
 		log:   rn.log.With("binding", b.ID),
 		batch: pol.BatchSize, interval: pol.Strategy.MinInterval,
-		m: newDrainMetrics(rn, b),
+		m:       newDrainMetrics(rn, b),
+		skipped: rn.opts.Meter.Counter(descLeaseSkipped, rn.route.ID, b.ID),
 	}
 }
 
 // run drains until stop closes, finishing the batch in hand; hard cancels
 // the batch in hand (its records stay claimed and are taken over once the
-// claim is stale).
+// claim is stale). With a lease gate it drains only while the lease is
+// held.
 func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
+	defer dr.m.setRole("")
+	if gate := dr.rn.opts.LeaseGate; gate != nil {
+		dr.runLeased(gate, stop, hard)
+		return
+	}
+	dr.m.setRole(roleStandalone)
+	defer dr.flushVolatile(hard)
+	dr.loop(stop, nil, hard)
+}
+
+// loop claims and delivers batches until stop or lost closes.
+func (dr *drainer) loop(stop, lost <-chan struct{}, ctx context.Context) {
 	clk := dr.rn.opts.Clock
 	timer := clk.NewTimer(time.Hour)
 	timer.Stop()
-	dr.m.setRole(roleStandalone)
-	defer dr.m.setRole("")
-	defer dr.flushVolatile(hard)
 	for {
 		select {
 		case <-stop:
 			return
+		case <-lost:
+			return
 		default:
 		}
-		n, err := dr.cycle(hard)
-		dr.observeDepth(hard)
+		n, err := dr.cycle(ctx)
+		dr.observeDepth(ctx)
 		wait := dr.nextWait(n, err)
 		if wait <= 0 {
 			continue
@@ -62,6 +79,9 @@ func (dr *drainer) run(stop <-chan struct{}, hard context.Context) {
 		timer.Reset(wait)
 		select {
 		case <-stop:
+			timer.Stop()
+			return
+		case <-lost:
 			timer.Stop()
 			return
 		case <-timer.C():
@@ -106,6 +126,9 @@ func (dr *drainer) flushVolatile(hard context.Context) {
 // cycle claims and delivers one batch and returns how many records it
 // claimed.
 func (dr *drainer) cycle(ctx context.Context) (int, error) {
+	if !dr.mayWrite() {
+		return 0, errNotHolder
+	}
 	recs, err := dr.store.Claim(ctx, dr.part, dr.tok, dr.batch)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -52,6 +52,11 @@ type Options struct {
 	// Rand returns uniform numbers in [0,1) for backoff jitter
 	// (math/rand/v2).
 	Rand func() float64
+	// LeaseGate, when set, makes the drainers of shared_outbox routes
+	// drain only while this instance holds their partition's lease, with
+	// the lease's fencing token on every guarded write (a clustered
+	// deployment). Nil drains always, under the zero token.
+	LeaseGate LeaseGate
 }
 
 func (o Options) withDefaults() Options {
