@@ -81,6 +81,52 @@ def decode(raw):
     return obj.value if isinstance(obj, Described) else obj
 
 
+_SCALARS = {
+    0x40: lambda b, p: None, 0x41: lambda b, p: True, 0x42: lambda b, p: False,
+    0x43: lambda b, p: 0, 0x44: lambda b, p: 0, 0x56: lambda b, p: b[p] != 0,
+    0x50: lambda b, p: b[p], 0x52: lambda b, p: b[p], 0x53: lambda b, p: b[p],
+    0x70: lambda b, p: struct.unpack_from(">I", b, p)[0],
+    0x80: lambda b, p: struct.unpack_from(">Q", b, p)[0],
+    0x83: lambda b, p: struct.unpack_from(">q", b, p)[0],
+    0xA1: lambda b, p: bytes(b[p + 1:p + 1 + b[p]]).decode(),
+    0xB1: lambda b, p: bytes(b[p + 4:p + 4 + struct.unpack_from(">I", b, p)[0]]).decode(),
+}
+
+
+def list_fields(raw, n):
+    """The first n fields of the list inside a section (None past its end).
+
+    Handles the scalar types headers and properties use; raises CodecError
+    on anything else so the caller can fall back to decode().
+    """
+    pos = 3 if raw[1] == 0x53 else 10
+    code = raw[pos]
+    if code == 0x45:
+        return [None] * n
+    if code == 0xC0:
+        count, pos = raw[pos + 2], pos + 3
+    elif code == 0xD0:
+        count, pos = struct.unpack_from(">I", raw, pos + 5)[0], pos + 9
+    else:
+        raise CodecError("section is not a list")
+    out = []
+    for _ in range(min(n, count)):
+        fn = _SCALARS.get(raw[pos])
+        if fn is None:
+            raise CodecError("no fast path for 0x%02x" % raw[pos])
+        out.append(fn(raw, pos + 1))
+        pos = skip(raw, pos)
+    return out + [None] * (n - len(out))
+
+
+def is_empty_map(raw):
+    """Whether the map inside a section has no entries."""
+    pos = 3 if raw[1] == 0x53 else 10
+    code = raw[pos]
+    return code == 0x40 or (code == 0xC1 and raw[pos + 2] == 0) or (
+        code == 0xD1 and raw[pos + 5:pos + 9] == b"\0\0\0\0")
+
+
 def encode_section(code, value):
     """Encodes value (Python objects proton understands) as a section."""
     d = Data()

@@ -1,6 +1,7 @@
 """The emulator's stored message and its encoding for a delivery."""
 
 import copy
+import struct
 
 from proton import symbol
 
@@ -23,7 +24,7 @@ class Msg:
     """One message in one queue or subscription (a topic copies it per subscription)."""
 
     __slots__ = ("seq", "durable", "priority", "ttl", "ann_count", "ann_body", "props", "app",
-                 "tail", "message_id", "session_id", "scheduled_at", "enqueued", "count",
+                 "tail", "session_id", "scheduled_at", "enqueued", "count",
                  "state", "deferred", "token", "locked_until", "dl_source", "store", "consumer",
                  "size")
 
@@ -32,7 +33,7 @@ class Msg:
         self.durable, self.priority, self.ttl = False, 4, 0
         self.ann_count, self.ann_body = 0, b""
         self.props = self.app = self.tail = b""
-        self.message_id = self.session_id = None
+        self.session_id = None
         self.scheduled_at = None
         self.enqueued = 0
         self.count = 0
@@ -95,22 +96,29 @@ def parse(buf):
     for code, start, end in codec.split_sections(buf):
         raw = buf[start:end]
         if code == codec.HEADER:
-            h = list(codec.decode(raw) or []) + [None] * 5
+            h = _fields(raw, 3)
             m.durable = bool(h[0])
             m.priority = 4 if h[1] is None else int(h[1])
             m.ttl = int(h[2] or 0)
         elif code == codec.MESSAGE_ANN:
-            _annotations(m, codec.decode(raw) or {})
+            if not codec.is_empty_map(raw):
+                _annotations(m, codec.decode(raw) or {})
         elif code == codec.PROPERTIES:
             m.props = raw
-            p = list(codec.decode(raw) or []) + [None] * 13
-            m.message_id, m.session_id = p[0], p[10]
+            m.session_id = _fields(raw, 11)[10]
         elif code == codec.APP_PROPS:
             m.app = raw
         elif code != codec.DELIVERY_ANN:
             m.tail = buf[start:]
             break
     return m
+
+
+def _fields(raw, n):
+    try:
+        return codec.list_fields(raw, n)
+    except codec.CodecError:
+        return (list(codec.decode(raw) or []) + [None] * n)[:n]
 
 
 def _annotations(m, anns):
@@ -135,21 +143,20 @@ def parse_transfer(buf):
     sections = codec.split_sections(buf)
     body = [(s, e) for code, s, e in sections if code in codec.BODY_CODES]
     if body and all(code == codec.DATA for code, _, _ in sections if code in codec.BODY_CODES):
-        inner = []
-        for s, e in body:
-            payload = _binary_payload(buf, s, e)
-            if payload is None or len(payload) < 3 or payload[:2] != b"\x00\x53":
-                inner = None
-                break
-            try:
-                codec.split_sections(payload)
-            except codec.CodecError:
-                inner = None
-                break
-            inner.append(payload)
-        if inner:
-            return [parse(p) for p in inner]
-    return [parse(buf)]
+        try:
+            inner = []
+            for s, e in body:
+                payload = _binary_payload(buf, s, e)
+                if payload is None or payload[:2] != b"\x00\x53":
+                    raise codec.CodecError("not a batch")
+                inner.append(parse(payload))
+            return inner
+        except (codec.CodecError, IndexError, struct.error, UnicodeDecodeError):
+            pass
+    try:
+        return [parse(buf)]
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise codec.CodecError("malformed message: %s" % e)
 
 
 def _binary_payload(buf, start, end):

@@ -1,0 +1,64 @@
+package sbemu
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+)
+
+// BenchmarkSendBatchReceiveComplete measures a round trip through the
+// emulator: batches of 100 sent, then received in peek-lock and completed
+// one by one. b.N counts messages.
+func BenchmarkSendBatchReceiveComplete(b *testing.B) {
+	e := StartForTest(b, Options{Entities: []Entity{{Name: "bench"}}})
+	c, err := azservicebus.NewClientFromConnectionString(e.ConnectionString(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	defer func() { _ = c.Close(ctx) }()
+	s, err := c.NewSender("bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := c.NewReceiverForQueue("bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := make([]byte, 256)
+	b.ResetTimer()
+	sent := 0
+	for sent < b.N {
+		batch, err := s.NewMessageBatch(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 100 && sent < b.N; i++ {
+			if err := batch.AddMessage(&azservicebus.Message{Body: body, MessageID: ptr(fmt.Sprint(sent))}, nil); err != nil {
+				b.Fatal(err)
+			}
+			sent++
+		}
+		if err := s.SendMessageBatch(ctx, batch, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for got := 0; got < b.N; {
+		msgs, err := r.ReceiveMessages(ctx, min(b.N-got, 100), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range msgs {
+			if err := r.CompleteMessage(ctx, m, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		got += len(msgs)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
