@@ -386,7 +386,7 @@ func TestClusteredStoreWarning(t *testing.T) {
 	}
 	want := []Warning{
 		{"routes[0].policy", "no DLQ store: expired, failed and filtered messages are dropped and only counted"},
-		{"stores.lease.type", "a sqlite store is local to one instance; the instances of a clustered deployment do not share it"},
+		{"stores.lease.type", "a sqlite store is shared only by the processes of one host (with shared: true); instances on other hosts cannot use it"},
 	}
 	if diff := cmp.Diff(want, warns); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -1,29 +1,32 @@
 package config
 
 // notSupportedYet refuses the keys that are parsed and documented but that
-// nothing acts on yet: clustered deployment and everything it needs
-// (leases, route session blocks, unfenced direct_hold, managed
-// subscriptions). Accepting them would let a configuration promise a
-// failover or a fencing that does not happen.
+// nothing acts on yet. Clustering itself runs (leases, fenced draining,
+// failover); what is refused is the part of it not built yet: deferring
+// an exclusive source's connect until the lease is won, releasing the
+// lease on a broker outage, managed subscriptions and unfenced
+// direct_hold. Accepting them would let a configuration promise a
+// behaviour that does not happen.
 func (v *validator) notSupportedYet() {
-	const why = "not supported yet: clustering (leases, fencing, failover) is not implemented"
-	if v.f.Bridge.Deployment == DeploymentClustered {
-		v.addf("bridge.deployment", "%q is %s; use %q", DeploymentClustered, why, DeploymentStandalone)
-	}
-	if v.f.Stores.Lease != nil {
-		v.addf("stores.lease", "%s; remove the lease store", why)
-	}
 	if v.f.Stores.ManagedSubscriptions != nil {
 		v.addf("stores.managed_subscriptions", "not supported yet: nothing reads managed subscriptions; remove the store")
 	}
 	for i := range v.f.Routes {
 		r := &v.f.Routes[i]
 		path := index("routes", i)
-		if r.Session != nil {
-			v.addf(join(path, "session"), "%s; remove the route's session block", why)
-		}
 		if r.Policy.AllowUnfenced {
-			v.addf(join(join(path, "policy"), "allow_unfenced"), "%s; remove the key", why)
+			v.addf(join(join(path, "policy"), "allow_unfenced"), "not supported yet: unfenced direct_hold on a shared consumer source; remove the key")
+		}
+		s := r.Session
+		if s == nil {
+			continue
+		}
+		sp := join(path, "session")
+		if s.ConnectAfterLease == nil || *s.ConnectAfterLease {
+			v.addf(join(sp, "connect_after_lease"), "not supported yet: the receiver cannot wait for the lease yet (it runs on every instance and only the draining is leased); set connect_after_lease: false")
+		}
+		if b := s.BrokerHealthStepDown; b != nil && !b.Off {
+			v.addf(join(sp, "broker_health_step_down"), "not supported yet: a broker outage does not release the lease; set it to off")
 		}
 	}
 }

@@ -4,24 +4,33 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestClusteringKeysAreRefusedUntilSupported: the keys of clustered
-// deployment validate under their own rules but nothing acts on them yet,
-// so a plain Validate refuses each, naming the key.
-func TestClusteringKeysAreRefusedUntilSupported(t *testing.T) {
+// TestClusteringKeysNotBuiltYetAreRefused: the keys of the clustering
+// features that do not run yet validate under their own rules, but a
+// plain Validate refuses each, naming the key.
+func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
+	off := false
 	for _, tc := range []struct {
 		name string
 		mut  func(f *File)
 		want []string
 	}{
-		{"clustered deployment", func(f *File) { f.Bridge.Deployment = DeploymentClustered }, []string{"bridge.deployment", "stores.lease"}},
-		{"lease store", func(*File) {}, []string{"stores.lease"}},
-		{"managed subscriptions store", func(f *File) { f.Stores.ManagedSubscriptions = &Store{Type: "x"} }, []string{"stores.lease", "stores.managed_subscriptions"}},
-		{"route session block", func(f *File) { f.Routes[0].Session = session() }, []string{"routes[0].session", "stores.lease"}},
-		{"allow_unfenced", func(f *File) { f.Routes[0].Policy.AllowUnfenced = true }, []string{"routes[0].policy.allow_unfenced", "stores.lease"}},
+		{"managed subscriptions store", func(f *File) { f.Stores.ManagedSubscriptions = &Store{Type: "x"} }, []string{"stores.managed_subscriptions"}},
+		{"allow_unfenced", func(f *File) { f.Routes[0].Policy.AllowUnfenced = true }, []string{"routes[0].policy.allow_unfenced"}},
+		{"connect_after_lease omitted", func(f *File) { f.Routes[0].Session = session() }, []string{"routes[0].session.connect_after_lease"}},
+		{"connect_after_lease true", func(f *File) {
+			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
+		}, []string{"routes[0].session.connect_after_lease"}},
+		{"broker_health_step_down duration", func(f *File) {
+			withSession(f, func(s *RouteSession) {
+				s.ConnectAfterLease = &off
+				s.BrokerHealthStepDown = &OffDuration{Duration: 30 * time.Second}
+			})
+		}, []string{"routes[0].session.broker_health_step_down"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := base(t) // carries a lease store
@@ -42,5 +51,23 @@ func TestClusteringKeysAreRefusedUntilSupported(t *testing.T) {
 				t.Errorf("refused keys (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestClusteringKeysThatRunAreAccepted: a clustered deployment with a
+// lease store and route session blocks validates.
+func TestClusteringKeysThatRunAreAccepted(t *testing.T) {
+	off := false
+	slo := 10 * time.Second
+	f := base(t)
+	f.Bridge.Deployment = DeploymentClustered
+	withSession(f, func(s *RouteSession) {
+		s.ConnectAfterLease = &off
+		s.LeaseTTL = 5 * time.Second
+		s.BrokerHealthStepDown = &OffDuration{Off: true}
+		s.FailoverSLO = ptr(slo)
+	})
+	if _, err := f.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
 	}
 }
