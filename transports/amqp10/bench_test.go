@@ -3,12 +3,14 @@ package amqp10
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	amqp "github.com/Azure/go-amqp"
 
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/stores/memory"
 )
@@ -28,13 +30,15 @@ func cpuTime() time.Duration {
 // queue to another over AMQP 1.0, with a plain go-amqp forwarder (credit
 // 500, sends in flight, accept after the outcome) and with a Receiver →
 // runtime route (direct_hold, max_in_flight 500) → Sender. It reports
-// messages per second and CPU per message; each iteration is one run of
-// benchN messages.
+// messages per second and this process's CPU per message; each
+// iteration is one run of benchN messages, measured from the first dial
+// until the target has accepted the last message (setup of the queues
+// and checks of their depths are outside).
 func BenchmarkForwardVsBaseline(b *testing.B) {
 	for _, v := range []struct {
 		name string
-		run  func(ctx context.Context, b *testing.B, p peer, src, dst string)
-	}{{"baseline", forwardBaseline}, {"bridge", forwardBridge}} {
+		run  func(ctx context.Context, b *testing.B, p peer, src, dst string) (stop func())
+	}{{"impl=baseline", forwardBaseline}, {"impl=bridge", forwardBridge}} {
 		b.Run(v.name, func(b *testing.B) {
 			p := rabbitPeer(b)
 			var wall, cpu time.Duration
@@ -43,10 +47,11 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 				fill(b, p, src)
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				w0, c0 := time.Now(), cpuTime()
-				v.run(ctx, b, p, src, dst)
-				waitDepth(ctx, b, p.url091, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
+				stop := v.run(ctx, b, p, src, dst)
 				wall += time.Since(w0)
 				cpu += cpuTime() - c0
+				stop()
+				waitDepth(ctx, b, p.url091, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
 				cancel()
 			}
 			msgs := float64(b.N * benchN)
@@ -82,8 +87,9 @@ func fill(b *testing.B, p peer, q string) {
 
 // forwardBaseline is the plain forwarder. Its credit is topped up one
 // per accepted message (go-amqp's automatic credit stalls on RabbitMQ
-// 3.10).
-func forwardBaseline(ctx context.Context, b *testing.B, p peer, src, dst string) {
+// 3.10). It returns once every message was accepted by the target and
+// on the source.
+func forwardBaseline(ctx context.Context, b *testing.B, p peer, src, dst string) func() {
 	raw := newRawClient(b, p)
 	rcv, err := raw.sess.NewReceiver(ctx, src, &amqp.ReceiverOptions{Credit: -1})
 	if err != nil {
@@ -132,10 +138,28 @@ func forwardBaseline(ctx context.Context, b *testing.B, p peer, src, dst string)
 	if err := <-done; err != nil {
 		b.Fatal(err)
 	}
+	return func() {}
 }
 
-// forwardBridge runs the route until dst holds every message.
-func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) {
+// countingSender signals once n sends were accepted.
+type countingSender struct {
+	next ports.Sender
+	n    int64
+	sent atomic.Int64
+	all  chan struct{}
+}
+
+func (s *countingSender) Send(ctx context.Context, msg ports.OutboundMessage) error {
+	err := s.next.Send(ctx, msg)
+	if err == nil && s.sent.Add(1) == s.n {
+		close(s.all)
+	}
+	return err
+}
+
+// forwardBridge runs the route and returns once the target accepted
+// every message; the returned function stops the route.
+func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) func() {
 	sess := newTestSession(b, p)
 	recv, err := NewReceiver(sess, ReceiverConfig{Address: src, Retry: RetryReleased}, WithMaxInFlight(benchWindow))
 	if err != nil {
@@ -145,9 +169,10 @@ func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	counted := &countingSender{next: send, n: benchN, all: make(chan struct{})}
 	rt, err := runtime.New([]runtime.Route{{
 		ID: "bench", ReceiverID: "src", Receiver: recv, DeliveryMode: runtime.DirectHold,
-		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: dst}},
+		Bindings: []runtime.Binding{{ID: "dst", Sender: counted, Address: dst}},
 		Policy:   runtime.Policy{MaxInFlight: benchWindow, SendTimeout: 10 * time.Second},
 	}}, runtime.Options{DLQ: memory.New(), StopTimeout: 10 * time.Second})
 	if err != nil {
@@ -156,10 +181,18 @@ func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(runCtx) }()
-	waitDepth(ctx, b, p.url091, src[len("/amq/queue/"):], func(d int) bool { return d == 0 })
-	waitDepth(ctx, b, p.url091, dst[len("/amq/queue/"):], func(d int) bool { return d >= benchN })
-	stop()
-	if err := <-done; err != nil {
-		b.Fatal(err)
+	select {
+	case <-counted.all:
+	case err := <-done:
+		b.Fatalf("the route stopped early: %v", err)
+	case <-ctx.Done():
+		b.Fatalf("only %d of %d messages were accepted", counted.sent.Load(), benchN)
+	}
+	return func() {
+		stop()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		waitDepth(ctx, b, p.url091, src[len("/amq/queue/"):], func(d int) bool { return d == 0 })
 	}
 }
