@@ -24,6 +24,7 @@ type wireEntity struct {
 type wireConfig struct {
 	Entities       []wireEntity `json:"entities"`
 	MaxMessageSize int          `json:"max_message_size"`
+	Port           int          `json:"port"`
 }
 
 // validate lists every problem of opts, naming the field.
@@ -68,6 +69,9 @@ func validate(opts Options) error {
 	if opts.MaxMessageSize < 0 {
 		problems = append(problems, fmt.Sprintf("MaxMessageSize: %d must be 0 (default 256 KiB) or positive", opts.MaxMessageSize))
 	}
+	if opts.Port < 0 || opts.Port > 65535 {
+		problems = append(problems, fmt.Sprintf("Port: %d is not a TCP port (0 picks a free one)", opts.Port))
+	}
 	if len(problems) > 0 {
 		return errors.New("sbemu: invalid options: " + strings.Join(problems, "; "))
 	}
@@ -99,7 +103,7 @@ func writeFiles(dir string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("sbemu: write program: %w", err)
 	}
-	cfg := wireConfig{MaxMessageSize: opts.MaxMessageSize}
+	cfg := wireConfig{MaxMessageSize: opts.MaxMessageSize, Port: opts.Port}
 	if cfg.MaxMessageSize == 0 {
 		cfg.MaxMessageSize = DefaultMaxMessageSize
 	}

@@ -78,6 +78,11 @@ type Options struct {
 	// transfer, announced on every sending link; default 256 KiB, the
 	// Standard tier's limit.
 	MaxMessageSize int
+	// Port is the 127.0.0.1 port to listen on; 0 (the default) picks a
+	// free one. Set it to the Addr port of a killed emulator to bring a
+	// "restarted" broker back where clients expect it (with empty entities:
+	// the emulator keeps nothing on disk).
+	Port int
 }
 
 // Emulator is a running emulator process.

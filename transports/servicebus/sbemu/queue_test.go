@@ -2,6 +2,7 @@ package sbemu
 
 import (
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
 	"github.com/google/go-cmp/cmp"
@@ -45,5 +46,23 @@ func TestSendBatchReceiveComplete(t *testing.T) {
 		if err := r.CompleteMessage(ctx, m, nil); err != nil {
 			t.Fatalf("CompleteMessage: %v", err)
 		}
+	}
+}
+
+func TestTimeToLiveExpiresMessages(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "q"}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	s := newSender(t, c, "q")
+	ttl := 300 * time.Millisecond
+	if err := s.SendMessage(ctx, &azservicebus.Message{Body: []byte("stale"), TimeToLive: &ttl}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitCounts(ctx, t, e, "q", Counts{}) // gone once the TTL passed
+	sendBodies(ctx, t, s, "fresh")
+	r := newReceiver(t, c, "q", nil)
+	m := receiveN(ctx, t, r, 1)[0]
+	if string(m.Body) != "fresh" {
+		t.Errorf("got %q, want fresh (the expired message is dropped)", m.Body)
 	}
 }

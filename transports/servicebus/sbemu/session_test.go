@@ -163,3 +163,32 @@ func TestAcceptNextSessionWaitsForAMessage(t *testing.T) {
 		t.Errorf("SessionID = %q, want late", res.sr.SessionID())
 	}
 }
+
+func TestSessionLockExpiryReleasesTheSession(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "sq", RequiresSession: true, LockDuration: 500 * time.Millisecond}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	sendSession(ctx, t, newSender(t, c, "sq"), "s1", "a1")
+	sr, err := c.AcceptSessionForQueue(ctx, "sq", "s1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := receiveN(ctx, t, sr, 1)[0]; first.DeliveryCount != 1 {
+		t.Fatalf("first delivery: DeliveryCount %d", first.DeliveryCount)
+	}
+	// Not renewed: the session lock expires, the emulator detaches the
+	// receiver with com.microsoft:session-lock-lost and the message is
+	// available again. (Settling it now would make the SDK retry: for a
+	// session it treats a lost lock as recoverable by re-attaching.)
+	waitCounts(ctx, t, e, "sq", Counts{Active: 1})
+	_ = sr.Close(ctx) // reports the session-lock-lost detach
+	other, err := c.AcceptSessionForQueue(ctx, "sq", "s1", nil)
+	if err != nil {
+		t.Fatalf("AcceptSessionForQueue after expiry: %v", err)
+	}
+	defer func() { _ = other.Close(ctx) }()
+	again := receiveN(ctx, t, other, 1)[0]
+	if string(again.Body) != "a1" || again.DeliveryCount != 2 {
+		t.Errorf("after session lock expiry: %q DeliveryCount %d, want a1 2", again.Body, again.DeliveryCount)
+	}
+}

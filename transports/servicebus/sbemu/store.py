@@ -230,16 +230,18 @@ class Store:
     # -- inspection -------------------------------------------------------
 
     def stats(self):
-        counts = {ACTIVE: 0, LOCKED: 0, DEFERRED: 0}
+        counts, now = {ACTIVE: 0, LOCKED: 0, DEFERRED: 0}, now_ms()
         for m in self.all.values():
-            counts[m.state] = counts.get(m.state, 0) + 1
+            if not (m.state == ACTIVE and m.expired(now)):
+                counts[m.state] = counts.get(m.state, 0) + 1
         scheduled = len(self.entity.scheduled) if self.entity.targets[:1] == [self] else 0
         return {"active": counts[ACTIVE], "locked": counts[LOCKED], "deferred": counts[DEFERRED],
                 "scheduled": scheduled, "dead-letter": len(self.dlq.all) if self.dlq else 0,
                 "consumers": len(self.consumers), "sessions": len(self.sessions)}
 
     def peek(self, from_seq, count):
-        pool = [m for s, m in self.all.items() if s >= from_seq]
+        now = now_ms()
+        pool = [m for s, m in self.all.items() if s >= from_seq and not m.expired(now)]
         if self.entity.targets[:1] == [self]:
             pool += [m for s, m in self.entity.scheduled.items() if s >= from_seq]
         return sorted(pool, key=lambda m: m.seq)[:count]

@@ -1,0 +1,102 @@
+package sbemu
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+)
+
+func TestValidateNamesEveryProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []string // substrings of the error; none means valid
+	}{
+		{"valid", Options{Entities: []Entity{{Name: "q"}, {Name: "t", Subscriptions: []Subscription{{Name: "s"}}}}}, nil},
+		{"empty names", Options{Entities: []Entity{{}, {Name: "t", Subscriptions: []Subscription{{}}}}},
+			[]string{"Entities[0].Name: empty", "Entities[1].Subscriptions[0].Name: empty"}},
+		{"duplicates", Options{Entities: []Entity{{Name: "q"}, {Name: "Q"}, {Name: "t", Subscriptions: []Subscription{{Name: "s"}, {Name: "s"}}}}},
+			[]string{"Entities[1].Name", "Entities[2].Subscriptions[1].Name"}},
+		{"reserved characters", Options{Entities: []Entity{{Name: "a/b"}, {Name: "$x"}}},
+			[]string{"Entities[0].Name", "Entities[1].Name"}},
+		{"limits", Options{MaxMessageSize: -1, Port: 70000, Entities: []Entity{{Name: "q", LockDuration: -time.Second, MaxDeliveryCount: -1}}},
+			[]string{"Entities[0].LockDuration", "Entities[0].MaxDeliveryCount", "MaxMessageSize", "Port"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := validate(tc.opts)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("validate: %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("validate: nil, want an error naming %v", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestStartRefusesInvalidOptions(t *testing.T) {
+	if _, err := Start(context.Background(), Options{Entities: []Entity{{}}}); err == nil {
+		t.Fatal("Start with an unnamed entity succeeded")
+	}
+}
+
+func TestCloseStopsTheProcessAndIsIdempotent(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "q"}}})
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case <-e.Done():
+	default:
+		t.Fatal("Done not closed after Close")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if c, err := net.DialTimeout("tcp", e.Addr(), time.Second); err == nil {
+		_ = c.Close()
+		t.Errorf("%s still accepts connections after Close", e.Addr())
+	}
+}
+
+func TestKillThenRestartOnTheSamePort(t *testing.T) {
+	opts := Options{Entities: []Entity{{Name: "q"}}}
+	e := StartForTest(t, opts)
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	s := newSender(t, c, "q")
+	sendBodies(ctx, t, s, "before")
+	if err := e.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	<-e.Done()
+	_, port, _ := net.SplitHostPort(e.Addr())
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Port = p
+	e2 := StartForTest(t, opts)
+	if e2.Addr() != e.Addr() {
+		t.Fatalf("restarted on %s, want %s", e2.Addr(), e.Addr())
+	}
+	// The same client recovers its connection and links.
+	sendBodies(ctx, t, s, "after")
+	r := newReceiver(t, c, "q", &azservicebus.ReceiverOptions{ReceiveMode: azservicebus.ReceiveModeReceiveAndDelete})
+	if got := bodies(receiveN(ctx, t, r, 1)); got[0] != "after" {
+		t.Errorf("after restart got %q, want only \"after\" (the emulator keeps nothing)", got)
+	}
+}
