@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"testing"
+	"time"
 )
 
 func TestMedianRatioSpread(t *testing.T) {
@@ -34,5 +36,25 @@ func TestMedianRatioSpread(t *testing.T) {
 		if got := Ratio(c.a, c.b); !same(got, c.want) {
 			t.Errorf("Ratio(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+func TestPacerDue(t *testing.T) {
+	p := NewPacer(1000)
+	for i, want := range map[int]time.Duration{0: 0, 1: time.Millisecond, 2500: 2500 * time.Millisecond} {
+		if got := p.Due(i).Sub(p.start); got != want {
+			t.Errorf("Due(%d) = start+%v, want start+%v", i, got, want)
+		}
+	}
+	if got := NewPacer(0).Due(1e6); !got.Equal(NewPacer(0).start) && got.After(time.Now()) {
+		t.Errorf("an unpaced message is due in the future: %v", got)
+	}
+	if err := NewPacer(0).Wait(context.Background(), 99); err != nil {
+		t.Errorf("unpaced Wait = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := NewPacer(1).Wait(ctx, 1000); err == nil {
+		t.Error("Wait on an ended context returned nil")
 	}
 }

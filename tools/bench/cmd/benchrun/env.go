@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/gobridge-oss/gobridge/tools/bench"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/mqttio"
+)
+
+// env is what every run of one harness invocation shares.
+type env struct {
+	repo      string // repository root
+	work      string // scratch directory
+	bridgeBin string
+	fwdBin    string
+	amqpURL   string
+	rabbitPID int            // beam.smp, for the broker's CPU
+	mosq      *mqttio.Broker // the harness's own Mosquitto, started on demand
+	mosqBin   string
+}
+
+// findRepo walks up from the working directory to the directory holding
+// go.work.
+func findRepo() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.work above the working directory; pass -repo")
+		}
+		dir = parent
+	}
+}
+
+// build compiles the gobridge binary and the reference forwarder into the
+// scratch directory, unless prebuilt paths were given.
+func (e *env) build(ctx context.Context) error {
+	if e.bridgeBin == "" {
+		e.bridgeBin = filepath.Join(e.work, "gobridge")
+		if err := goBuild(ctx, e.repo, e.bridgeBin, "./distro/cmd/gobridge"); err != nil {
+			return err
+		}
+	}
+	if e.fwdBin == "" {
+		e.fwdBin = filepath.Join(e.work, "fwd")
+		if err := goBuild(ctx, e.repo, e.fwdBin, "./tools/bench/cmd/fwd"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func goBuild(ctx context.Context, dir, out, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// findRabbit locates RabbitMQ's beam.smp process (0 when not found: the
+// broker CPU columns stay empty).
+func findRabbit() int { return bench.FindProcess("beam.smp", "rabbit") }
+
+// mosquitto starts the harness's own broker on first use.
+func (e *env) mosquitto(ctx context.Context) (*mqttio.Broker, error) {
+	if e.mosq != nil {
+		return e.mosq, nil
+	}
+	dir := filepath.Join(e.work, "mosquitto")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	b, err := mqttio.StartBroker(ctx, e.mosqBin, dir)
+	if err != nil {
+		return nil, err
+	}
+	e.mosq = b
+	return b, nil
+}
+
+// close stops what the environment started.
+func (e *env) close() {
+	if e.mosq != nil {
+		e.mosq.Stop()
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// impl is one forwarder variant under test, named base[+modifier...]:
+//
+//	bridge                   the gobridge binary (a session per side on AMQP → AMQP)
+//	bridge+1conn             ... with one session for both sides
+//	bridge+nomandatory       ... publishing without the mandatory flag
+//	bridge+noackcoalesce     ... acking each delivery alone
+//	bridge+nocoalescewrites  ... without the session's write coalescing
+//	ref                      the hand-written forwarder (one connection, per-message acks, body only)
+//	ref+2conn                ... with a connection per side
+//	ref+props                ... adding what the bridge adds (gobridge.subject, message ID, timestamp)
+//	ref+mandatory            ... publishing with the mandatory flag
+//	ref+multiack             ... acking runs of deliveries with one multiple ack
+type impl struct {
+	name   string
+	bridge bool
+	mods   map[string]bool
+}
+
+var knownMods = map[bool][]string{
+	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites"},
+	false: {"2conn", "props", "mandatory", "multiack"},
+}
+
+// parseImpl reads an impl name.
+func parseImpl(s string) (impl, error) {
+	parts := strings.Split(s, "+")
+	im := impl{name: s, mods: map[string]bool{}}
+	switch parts[0] {
+	case "bridge":
+		im.bridge = true
+	case "ref":
+	default:
+		return impl{}, fmt.Errorf("impl %q: must start with bridge or ref", s)
+	}
+	for _, m := range parts[1:] {
+		ok := false
+		for _, k := range knownMods[im.bridge] {
+			ok = ok || k == m
+		}
+		if !ok {
+			return impl{}, fmt.Errorf("impl %q: unknown modifier %q (%s takes %s)", s, m, parts[0], strings.Join(knownMods[im.bridge], ", "))
+		}
+		im.mods[m] = true
+	}
+	return im, nil
+}
+
+// fwdArgs are the reference forwarder's flags for this variant.
+func (im impl) fwdArgs() []string {
+	var a []string
+	if im.mods["2conn"] {
+		a = append(a, "-conns", "2")
+	}
+	if im.mods["props"] {
+		a = append(a, "-bridge-props")
+	}
+	if im.mods["mandatory"] {
+		a = append(a, "-mandatory")
+	}
+	if im.mods["multiack"] {
+		a = append(a, "-multi-ack")
+	}
+	return a
+}

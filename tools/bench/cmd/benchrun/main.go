@@ -1,0 +1,125 @@
+// Command benchrun is the process-level benchmark harness: it builds the
+// gobridge binary and the hand-written reference forwarder, and measures
+// both as processes on the same routes in the same invocation.
+//
+//	benchrun [matrix flags]      the matrix: route × size × window × impl, repeated
+//	benchrun kill [flags]        SIGKILL the bridge every few seconds mid-stream; lost and duplicated messages
+//	benchrun loadgen [flags]     publish N stamped messages (AMQP 0-9-1 or MQTT)
+//	benchrun sink [flags]        count stamped messages on an AMQP queue
+//
+// Run it from anywhere inside the repository (it finds go.work); it needs
+// RabbitMQ (-amqp) and the mosquitto binary, and prints Markdown tables.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	args := os.Args[1:]
+	cmd := "matrix"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "matrix":
+		err = matrixCmd(ctx, args)
+	case "kill":
+		err = killCmd(ctx, args)
+	case "loadgen":
+		err = loadgenCmd(ctx, args)
+	case "sink":
+		err = sinkCmd(ctx, args)
+	default:
+		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+// envFlags are the flags every broker-facing command takes.
+type envFlags struct {
+	repo, work, bridgeBin, fwdBin, amqpURL, mosqBin string
+	keep                                            bool
+}
+
+func (f *envFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.repo, "repo", "", "repository root (default: the directory holding go.work above the working directory)")
+	fs.StringVar(&f.work, "work", "", "scratch directory (default: a new temporary one, removed at the end)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the scratch directory (configurations, logs)")
+	fs.StringVar(&f.bridgeBin, "bridge-bin", "", "a prebuilt gobridge binary (default: go build ./distro/cmd/gobridge)")
+	fs.StringVar(&f.fwdBin, "fwd-bin", "", "a prebuilt reference forwarder (default: go build ./tools/bench/cmd/fwd)")
+	fs.StringVar(&f.amqpURL, "amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
+	fs.StringVar(&f.mosqBin, "mosquitto", "", "mosquitto binary (default: from PATH or /usr/sbin)")
+}
+
+// open builds the binaries and returns the environment; done removes the
+// scratch directory unless -keep.
+func (f *envFlags) open(ctx context.Context) (e *env, done func(), err error) {
+	e = &env{bridgeBin: f.bridgeBin, fwdBin: f.fwdBin, amqpURL: f.amqpURL, mosqBin: f.mosqBin, repo: f.repo}
+	if e.repo == "" {
+		if e.repo, err = findRepo(); err != nil {
+			return nil, nil, err
+		}
+	}
+	e.work = f.work
+	if e.work == "" {
+		if e.work, err = os.MkdirTemp("", "gobridge-bench-"); err != nil {
+			return nil, nil, err
+		}
+	} else if err := os.MkdirAll(e.work, 0o755); err != nil {
+		return nil, nil, err
+	}
+	done = func() {
+		e.close()
+		if !f.keep && f.work == "" {
+			_ = os.RemoveAll(e.work)
+		} else {
+			fmt.Fprintln(os.Stderr, "scratch directory kept:", e.work)
+		}
+	}
+	if err := e.build(ctx); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if e.rabbitPID = findRabbit(); e.rabbitPID == 0 {
+		fmt.Fprintln(os.Stderr, "benchrun: RabbitMQ's beam.smp not found; broker CPU not measured")
+	}
+	return e, done, nil
+}
+
+// ints parses "256,4096".
+func ints(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func list(s string) []string {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
