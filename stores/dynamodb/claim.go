@@ -1,0 +1,201 @@
+package dynamodb
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/gobridge-oss/gobridge/core/ports"
+)
+
+// claimSlack is how many candidates beyond the limit one page of a
+// claim's query reads, for records other claimers take meanwhile.
+const claimSlack = 32
+
+// Expressions of the claim: a record is claimable when it is stored, not
+// completed, due, unclaimed or claimed longer ago than the stale-claim
+// age, and not stamped by a newer token.
+const (
+	claimableFilter = "attribute_not_exists(dn) AND na <= :now AND (attribute_not_exists(cu) OR cu <= :now)"
+	claimCondition  = "attribute_exists(pk) AND " + claimableFilter + " AND (attribute_not_exists(cv) OR cv <= :v)"
+	claimUpdate     = "SET cu = :until, cv = :v, fa = if_not_exists(fa, :now) ADD cc :one"
+)
+
+// Claim checks tok against the partition's fence, reads due candidates
+// in sequence order with a consistent query, and claims each with a
+// conditional update that stamps the claim's deadline and tok's version
+// and raises ClaimCount. An update whose condition fails lost the record
+// to another claimer and is skipped, so two Claims never return the same
+// record. The records come back in sequence order. Each record is its own
+// durable write; when a request fails after some records were claimed,
+// Claim returns those and logs the failure.
+func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToken, limit int) ([]ports.OutboxRecord, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	ctx = withOp(ctx, opClaim)
+	pk := pkPartition + partition
+	if err := s.fence(ctx, pk, tok); err != nil {
+		return nil, err
+	}
+	now := s.clock.Now().UnixNano()
+	exprValues := values(":pk", avS(pk), ":zero", avSK(metaSK), ":now", avS(timeString(now)))
+	var (
+		got   []item
+		start map[string]types.AttributeValue
+		fail  error
+	)
+	for len(got) < limit && fail == nil {
+		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.tables.outbox),
+			KeyConditionExpression:    aws.String("pk = :pk AND sk > :zero"),
+			FilterExpression:          aws.String(claimableFilter),
+			ProjectionExpression:      aws.String(attrSK),
+			ExpressionAttributeValues: exprValues,
+			ConsistentRead:            aws.Bool(true),
+			Limit:                     aws.Int32(int32(min(limit+claimSlack, 1000))),
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			fail = classify("Query", err)
+			break
+		}
+		cands := make([]int64, len(out.Items))
+		for i, it := range out.Items {
+			cands[i] = getN(it, attrSK)
+		}
+		for len(cands) > 0 && len(got) < limit && fail == nil {
+			n := min(limit-len(got), len(cands))
+			var claimed []item
+			claimed, fail = s.claimItems(ctx, pk, cands[:n], tok, now)
+			got = append(got, claimed...)
+			cands = cands[n:]
+		}
+		if out.LastEvaluatedKey == nil {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	if fail != nil && len(got) == 0 {
+		return nil, fail
+	}
+	if fail != nil {
+		s.log.Warn("dynamodb store: claim stopped early", "partition", partition, "claimed", len(got), "error", fail)
+	}
+	slices.SortFunc(got, func(a, b item) int { return cmp.Compare(getN(a, attrSK), getN(b, attrSK)) })
+	recs := make([]ports.OutboxRecord, 0, len(got))
+	for _, it := range got {
+		r, err := recordOf(it)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// claimItems claims the records seqs of pk concurrently, at most
+// claimConcurrency at a time, and returns the ones it won.
+func (s *Store) claimItems(ctx context.Context, pk string, seqs []int64, tok ports.LeaseToken, now int64) ([]item, error) {
+	vals := values(":now", avS(timeString(now)), ":until", avS(timeString(now+int64(s.staleClaimAge))),
+		":v", avN(int64(tok.Version)), ":one", avN(1))
+	won := make([]item, len(seqs))
+	errs := make([]error, len(seqs))
+	sem := make(chan struct{}, s.claimConcurrency)
+	var wg sync.WaitGroup
+	for i, seq := range seqs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:                 aws.String(s.tables.outbox),
+				Key:                       key(pk, seq),
+				UpdateExpression:          aws.String(claimUpdate),
+				ConditionExpression:       aws.String(claimCondition),
+				ExpressionAttributeValues: vals,
+				ReturnValues:              types.ReturnValueAllNew,
+			})
+			switch {
+			case isConditionFailed(err):
+			case err != nil:
+				errs[i] = classify("UpdateItem (claim)", err)
+			default:
+				won[i] = out.Attributes
+			}
+		})
+	}
+	wg.Wait()
+	var out []item
+	for _, it := range won {
+		if it != nil {
+			out = append(out, it)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// recordOf rebuilds a record from its item.
+func recordOf(it item) (ports.OutboxRecord, error) {
+	env, err := envelopeOf(it)
+	if err != nil {
+		return ports.OutboxRecord{}, err
+	}
+	partition := getS(it, attrPK)[len(pkPartition):]
+	id := getS(it, attrCallerID)
+	if id == "" {
+		id = formatRecordID(partition, getN(it, attrSK))
+	}
+	return ports.OutboxRecord{
+		ID:             id,
+		Partition:      partition,
+		RouteID:        getS(it, attrRoute),
+		BindingID:      getS(it, attrBinding),
+		Address:        getS(it, attrAddress),
+		Envelope:       env,
+		ReplayCount:    int(getN(it, attrReplays)),
+		ClaimCount:     int(getN(it, attrClaims)),
+		LastError:      getS(it, attrLastError),
+		CreatedAt:      getTime(it, attrCreated),
+		FirstAttemptAt: getTime(it, attrFirstTry),
+		NextAttemptAt:  getTime(it, attrNextTry),
+	}, nil
+}
+
+// Depth counts the partition's records not yet completed with a
+// consistent query that returns counts only.
+func (s *Store) Depth(ctx context.Context, partition string) (int, error) {
+	ctx = withOp(ctx, opDepth)
+	var (
+		n     int
+		start map[string]types.AttributeValue
+	)
+	for {
+		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.tables.outbox),
+			KeyConditionExpression:    aws.String("pk = :pk AND sk > :zero"),
+			FilterExpression:          aws.String("attribute_not_exists(dn)"),
+			ExpressionAttributeValues: values(":pk", avS(pkPartition+partition), ":zero", avSK(metaSK)),
+			Select:                    types.SelectCount,
+			ConsistentRead:            aws.Bool(true),
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			return 0, classify("Query (depth)", err)
+		}
+		n += int(out.Count)
+		if out.LastEvaluatedKey == nil {
+			return n, nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}

@@ -1,0 +1,102 @@
+package dynamodb
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// item is one DynamoDB item.
+type item = map[string]types.AttributeValue
+
+func avS(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func avN(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func avB(b []byte) types.AttributeValue { return &types.AttributeValueMemberB{Value: b} }
+
+// Times are strings of Unix nanoseconds, zero-padded to 19 digits, so
+// that comparing two of them in a condition compares the times to the
+// nanosecond: DynamoDB compares strings byte by byte, while an emulator
+// that does its number arithmetic in float64 (minidyn) would round
+// nanoseconds away. The zero time is all zeros.
+func avTime(t time.Time) types.AttributeValue { return avS(timeString(encodeTime(t))) }
+
+func timeString(n int64) string {
+	if n < 0 {
+		return strconv.FormatInt(n, 10) // before 1970: kept exactly, not ordered
+	}
+	return fmt.Sprintf("%019d", n)
+}
+
+// avSK is a sort key. It is zero-padded as well: DynamoDB ignores the
+// zeros, and an emulator that orders keys as text (minidyn) then orders
+// them by number.
+func avSK(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprintf("%019d", n)} }
+
+func encodeTime(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func decodeTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// key returns the primary key of an item of a table with a sort key.
+func key(pk string, sk int64) item { return item{attrPK: avS(pk), attrSK: avSK(sk)} }
+
+func getS(it item, name string) string {
+	if v, ok := it[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func getN(it item, name string) int64 {
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		n, err := strconv.ParseInt(v.Value, 10, 64)
+		if err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func getB(it item, name string) []byte {
+	if v, ok := it[name].(*types.AttributeValueMemberB); ok {
+		return v.Value
+	}
+	return nil
+}
+
+func getTime(it item, name string) time.Time {
+	n, err := strconv.ParseInt(getS(it, name), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return decodeTime(n)
+}
+
+func has(it item, name string) bool {
+	_, ok := it[name]
+	return ok
+}
+
+// values builds an expression value map from name, value pairs.
+func values(kv ...any) map[string]types.AttributeValue {
+	m := make(map[string]types.AttributeValue, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1].(types.AttributeValue)
+	}
+	return m
+}
