@@ -69,6 +69,13 @@ func (c *Counter) Unique() int {
 	return c.unique
 }
 
+// Duplicates is the number of repeated arrivals so far.
+func (c *Counter) Duplicates() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dups
+}
+
 // LastArrival is the time of the most recent arrival of any kind (zero
 // before the first).
 func (c *Counter) LastArrival() time.Time {

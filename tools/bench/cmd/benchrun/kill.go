@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/tools/bench"
@@ -59,7 +60,8 @@ func killCmd(ctx context.Context, args []string) error {
 	defer func() { _ = sink.Stop() }()
 
 	kills := 0
-	var perKill []int // unique arrivals between kills, to show it moved
+	var perKill []int  // unique arrivals between kills, to show each kill was mid-stream
+	var dupMarks []int // the sink's duplicate count at each kill
 	start := time.Now()
 	var p *fwdProc
 	for {
@@ -88,6 +90,7 @@ func killCmd(ctx context.Context, args []string) error {
 			p.kill()
 			kills++
 			perKill = append(perKill, counter.Unique()-before)
+			dupMarks = append(dupMarks, counter.Duplicates())
 			continue
 		}
 		break
@@ -109,13 +112,21 @@ func killCmd(ctx context.Context, args []string) error {
 	stopErr := p.stop(20 * time.Second)
 	t := counter.Tally()
 	fmt.Printf("\n| impl | messages | kills | forwarded in | lost | duplicates | duplicates per kill (max) | max_in_flight | stray | load1 5 15 |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	perKillDup := 0.0
-	if kills > 0 {
-		perKillDup = float64(t.Duplicates) / float64(kills)
+	// The duplicates a kill causes are the in-flight messages the restarted
+	// forwarder gets again: they arrive after that kill, before the next.
+	dupMarks = append(dupMarks, t.Duplicates)
+	var dupsPerKill []int
+	for i := 1; i < len(dupMarks); i++ {
+		dupsPerKill = append(dupsPerKill, dupMarks[i]-dupMarks[i-1])
 	}
-	fmt.Printf("| %s | %d | %d | %v | %d | %d | %.0f | %d | %d | %s |\n", im.name, *n, kills,
-		time.Since(start).Round(100*time.Millisecond), t.Missing, t.Duplicates, perKillDup, *window, t.Stray, bench.LoadAvg())
-	fmt.Printf("\nunique arrivals between kills: %v\n", perKill)
+	mean, most := 0.0, 0
+	if kills > 0 {
+		mean = float64(t.Duplicates) / float64(kills)
+		most = slices.Max(dupsPerKill)
+	}
+	fmt.Printf("| %s | %d | %d | %v | %d | %d | %.0f (%d) | %d | %d | %s |\n", im.name, *n, kills,
+		time.Since(start).Round(100*time.Millisecond), t.Missing, t.Duplicates, mean, most, *window, t.Stray, bench.LoadAvg())
+	fmt.Printf("\nunique arrivals between kills: %v\nduplicates after each kill: %v\n", perKill, dupsPerKill)
 	if t.Missing > 0 {
 		fmt.Printf("first missing sequence numbers: %v\n", t.MissingIDs)
 	}

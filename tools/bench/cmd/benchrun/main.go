@@ -122,4 +122,3 @@ func list(s string) []string {
 	}
 	return out
 }
-

@@ -83,21 +83,45 @@ type Load struct {
 	Size   int    // payload bytes
 	Window int    // unconfirmed publishes at most (default 1000)
 	Rate   int    // messages per second; 0 publishes as fast as confirms allow
+	// Publishers is the number of channels publishing in parallel
+	// (default 4), each a stripe of the sequence numbers.
+	Publishers int
 }
 
 // Publish sends l.N persistent messages to the default exchange with
-// routing key queue, with publisher confirms, and returns once the broker
-// confirmed every one.
+// routing key queue, with publisher confirms, from l.Publishers channels
+// (default 4) on one connection, and returns once the broker confirmed
+// every one.
 func Publish(ctx context.Context, url, queue string, l Load) error {
 	conn, err := amqp.Dial(url)
 	if err != nil {
 		return fmt.Errorf("amqpio: dial: %w", err)
 	}
 	defer conn.Close()
+	pubs := l.Publishers
+	if pubs <= 0 {
+		pubs = 4
+	}
+	pace := bench.NewPacer(l.Rate)
+	errs := make(chan error, pubs)
+	for p := range pubs {
+		go func() { errs <- publishStripe(ctx, conn, queue, l, pace, p, pubs) }()
+	}
+	var all []error
+	for range pubs {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+// publishStripe publishes sequence numbers first, first+step, ... on a
+// channel of its own.
+func publishStripe(ctx context.Context, conn *amqp.Connection, queue string, l Load, pace *bench.Pacer, first, step int) error {
 	ch, err := conn.Channel()
 	if err != nil {
 		return err
 	}
+	defer ch.Close()
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
@@ -105,7 +129,7 @@ func Publish(ctx context.Context, url, queue string, l Load) error {
 	if window <= 0 {
 		window = 1000
 	}
-	pending := make(chan *amqp.DeferredConfirmation, window)
+	pending := make(chan *amqp.DeferredConfirmation, max(window/step, 1))
 	waited := make(chan error, 1)
 	go func() {
 		for dc := range pending {
@@ -123,8 +147,7 @@ func Publish(ctx context.Context, url, queue string, l Load) error {
 		waited <- nil
 	}()
 	var perr error
-	pace := bench.NewPacer(l.Rate)
-	for i := range l.N {
+	for i := first; i < l.N; i += step {
 		if err := pace.Wait(ctx, i); err != nil {
 			perr = err
 			break
