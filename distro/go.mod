@@ -3,12 +3,14 @@ module github.com/gobridge-oss/gobridge/distro
 go 1.26.0
 
 require (
+	github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus v1.11.0
 	github.com/gobridge-oss/gobridge/core v0.0.0
 	github.com/gobridge-oss/gobridge/examples v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/processors/circuitbreaker v0.0.0
 	github.com/gobridge-oss/gobridge/processors/filter v0.0.0
 	github.com/gobridge-oss/gobridge/processors/tenant v0.0.0
 	github.com/gobridge-oss/gobridge/processors/transform v0.0.0
+	github.com/gobridge-oss/gobridge/stores/dynamodb v0.0.0
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
 	github.com/gobridge-oss/gobridge/transports/amqp091 v0.0.0-00010101000000-000000000000
@@ -26,7 +28,6 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.23.0 // indirect
 	github.com/Azure/azure-sdk-for-go/sdk/azidentity v1.14.0 // indirect
 	github.com/Azure/azure-sdk-for-go/sdk/internal v1.12.0 // indirect
-	github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus v1.11.0 // indirect
 	github.com/Azure/go-amqp v1.7.0 // indirect
 	github.com/AzureAD/microsoft-authentication-library-for-go v1.8.0 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.48.0 // indirect
@@ -36,7 +37,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/v4a v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.1 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.12 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/presigned-url v1.14.12 // indirect
 	github.com/aws/aws-sdk-go-v2/service/signin v1.13.1 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0 // indirect
@@ -81,6 +84,7 @@ replace (
 	github.com/gobridge-oss/gobridge/processors/filter => ../processors/filter
 	github.com/gobridge-oss/gobridge/processors/tenant => ../processors/tenant
 	github.com/gobridge-oss/gobridge/processors/transform => ../processors/transform
+	github.com/gobridge-oss/gobridge/stores/dynamodb => ../stores/dynamodb
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite
 	github.com/gobridge-oss/gobridge/transports/amqp091 => ../transports/amqp091

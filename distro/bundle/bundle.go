@@ -9,6 +9,7 @@ import (
 	"github.com/gobridge-oss/gobridge/processors/filter"
 	"github.com/gobridge-oss/gobridge/processors/tenant"
 	"github.com/gobridge-oss/gobridge/processors/transform"
+	"github.com/gobridge-oss/gobridge/stores/dynamodb"
 	"github.com/gobridge-oss/gobridge/stores/memory"
 	"github.com/gobridge-oss/gobridge/stores/sqlite"
 	"github.com/gobridge-oss/gobridge/transports/amqp091"
@@ -44,6 +45,7 @@ func Factories() []registry.Factory {
 		tenant.Factory(),
 		memory.Factory(),
 		sqlite.Factory(),
+		dynamodb.Factory(),
 	}
 }
 
@@ -56,6 +58,7 @@ func Modules() []string {
 		"github.com/gobridge-oss/gobridge/processors/filter",
 		"github.com/gobridge-oss/gobridge/processors/tenant",
 		"github.com/gobridge-oss/gobridge/processors/transform",
+		"github.com/gobridge-oss/gobridge/stores/dynamodb",
 		"github.com/gobridge-oss/gobridge/stores/memory",
 		"github.com/gobridge-oss/gobridge/stores/sqlite",
 		"github.com/gobridge-oss/gobridge/transports/amqp091",
