@@ -1,7 +1,9 @@
 """The proton event handler: connections, links, transfers and dispositions."""
 
+import functools
 import itertools
 import sys
+import traceback
 
 from proton import Condition, Delivery, Described, Handler, Link, Message, Terminus, symbol, ulong
 
@@ -18,6 +20,21 @@ SENDER_CREDIT = 1000
 ACCEPT_SESSION_WAIT_MS = 60000
 TICK_SECONDS = 0.05
 DOTNET_EPOCH_TICKS = 621355968000000000
+
+
+def guarded(fn):
+    """Keeps a bug in one handler from stopping the reactor: log it, fail the link or connection."""
+    @functools.wraps(fn)
+    def run(self, event):
+        try:
+            fn(self, event)
+        except Exception:  # noqa: BLE001 - anything else would kill the emulator
+            self.log("sbemu: internal error in %s:\n%s" % (fn.__name__, traceback.format_exc()))
+            endpoint = event.link or event.connection
+            if endpoint is not None:
+                endpoint.condition = Condition("amqp:internal-error", "emulator bug: see its log")
+                endpoint.close()
+    return run
 
 
 def _dotnet_ticks(ms):
@@ -83,7 +100,9 @@ class Broker(Handler):
 
     # -- timers ---------------------------------------------------------------
 
+    @guarded
     def on_timer_task(self, event):
+        event.container.schedule(TICK_SECONDS, self)
         self.ns.tick(lambda c: c.close("com.microsoft:session-lock-lost", "the session lock expired"))
         now = now_ms()
         for c in [c for c in self.waiting if c.deadline <= now]:
@@ -91,28 +110,33 @@ class Broker(Handler):
             if c in c.store.waiters:
                 c.store.waiters.remove(c)
             self.refuse(c.link, "com.microsoft:timeout", "no session became available in time")
-        event.container.schedule(TICK_SECONDS, self)
 
     # -- connections and sessions ------------------------------------------------
 
+    @guarded
     def on_connection_bound(self, event):
         event.transport.sasl().allowed_mechs("ANONYMOUS")
 
+    @guarded
     def on_connection_remote_open(self, event):
         event.connection.sbemu_replies = {}
         event.connection.open()
 
+    @guarded
     def on_connection_remote_close(self, event):
         self.cleanup(event.connection)
         event.connection.close()
 
+    @guarded
     def on_transport_closed(self, event):
         if event.connection is not None:
             self.cleanup(event.connection)
 
+    @guarded
     def on_session_remote_open(self, event):
         event.session.open()
 
+    @guarded
     def on_session_remote_close(self, event):
         event.session.close()
 
@@ -124,6 +148,7 @@ class Broker(Handler):
 
     # -- links --------------------------------------------------------------------
 
+    @guarded
     def on_link_remote_open(self, event):
         link = event.link
         link.snd_settle_mode = link.remote_snd_settle_mode
@@ -138,6 +163,7 @@ class Broker(Handler):
         except Refused as e:
             self.refuse(link, e.condition, e.description)
 
+    @guarded
     def on_link_remote_close(self, event):
         self.detached(event.link)
         event.link.close()
@@ -238,6 +264,7 @@ class Broker(Handler):
         if c.session is not None and c.session.owner is c:
             c.store.release_session(c.session, expired=False)
 
+    @guarded
     def on_link_flow(self, event):
         link = event.link
         role = getattr(link, "sbemu_role", None)
@@ -249,6 +276,7 @@ class Broker(Handler):
 
     # -- transfers and dispositions ----------------------------------------------------
 
+    @guarded
     def on_delivery(self, event):
         dlv = event.delivery
         link = dlv.link

@@ -1,6 +1,7 @@
 package sbemu
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -64,5 +65,48 @@ func TestTimeToLiveExpiresMessages(t *testing.T) {
 	m := receiveN(ctx, t, r, 1)[0]
 	if string(m.Body) != "fresh" {
 		t.Errorf("got %q, want fresh (the expired message is dropped)", m.Body)
+	}
+}
+
+func TestMessageFieldsRoundTrip(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "q"}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	ttl := time.Hour
+	big := bytes.Repeat([]byte("0123456789abcdef"), 200*1024/16) // several AMQP frames
+	sent := &azservicebus.Message{
+		Body:             big,
+		MessageID:        ptr("id-1"),
+		CorrelationID:    ptr("corr"),
+		ContentType:      ptr("application/json"),
+		Subject:          ptr("subject"),
+		To:               ptr("to"),
+		ReplyTo:          ptr("reply"),
+		ReplyToSessionID: ptr("reply-session"),
+		PartitionKey:     ptr("pk"),
+		TimeToLive:       &ttl,
+		ApplicationProperties: map[string]any{
+			"s": "text", "i": int64(-7), "b": true, "f": 1.5, "t": time.UnixMilli(1700000000123).UTC(),
+		},
+	}
+	if err := newSender(t, c, "q").SendMessage(ctx, sent, nil); err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	r := newReceiver(t, c, "q", nil)
+	got := receiveN(ctx, t, r, 1)[0]
+	if !bytes.Equal(got.Body, big) {
+		t.Errorf("body: got %d bytes, want %d", len(got.Body), len(big))
+	}
+	want := []any{"id-1", "corr", "application/json", "subject", "to", "reply", "reply-session", "pk", ttl}
+	have := []any{got.MessageID, deref(got.CorrelationID), deref(got.ContentType), deref(got.Subject), deref(got.To),
+		deref(got.ReplyTo), deref(got.ReplyToSessionID), deref(got.PartitionKey), *got.TimeToLive}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(sent.ApplicationProperties, got.ApplicationProperties); diff != "" {
+		t.Errorf("application properties (-want +got):\n%s", diff)
+	}
+	if err := r.CompleteMessage(ctx, got, nil); err != nil {
+		t.Fatal(err)
 	}
 }
