@@ -39,6 +39,9 @@ type FactoryConfig struct {
 	// PageSize is the page size of a file the store creates (8192); an
 	// existing file keeps its own.
 	PageSize int `yaml:"page_size" json:"page_size"`
+	// Shared lets the processes of one host open the file together, as
+	// the instances of a clustered bridge do (false; see WithShared).
+	Shared bool `yaml:"shared" json:"shared"`
 }
 
 // Validate checks what can be checked before the file is opened.
@@ -75,6 +78,9 @@ func (c FactoryConfig) options() []Option {
 	}
 	if c.PageSize != 0 {
 		opts = append(opts, WithPageSize(c.PageSize))
+	}
+	if c.Shared {
+		opts = append(opts, WithShared(true))
 	}
 	return opts
 }

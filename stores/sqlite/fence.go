@@ -4,10 +4,24 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
+
+// fenceCounter counts the guarded writes fence refused, for Stats and the
+// gobridge_sqlite_fenced_writes_total metric.
+type fenceCounter struct {
+	n      atomic.Uint64
+	metric telemetry.Counter
+}
+
+func (c *fenceCounter) add() {
+	c.n.Add(1)
+	c.metric.Add(1)
+}
 
 // fence admits a guarded write on partition: it fails with
 // STALE_FENCING_TOKEN, changing nothing, when a higher token version was
@@ -25,6 +39,7 @@ func (tx *writeTx) fence(partition string, tok ports.LeaseToken) error {
 	}
 	switch highest := uint64(stored); {
 	case tok.Version < highest:
+		tx.fenced.add()
 		return fault.ErrStaleFencingToken.WithMessage(fmt.Sprintf(
 			"token version %d of %q is below version %d seen on partition %q",
 			tok.Version, tok.Owner, highest, partition))

@@ -23,7 +23,8 @@ var errLockHeld = errors.New("lock held")
 // let a third opener lock a new file while a second still waits on the old
 // one.
 type fileLock struct {
-	f *os.File
+	f      *os.File
+	shared bool
 }
 
 // lockPath is the sidecar lock file of the database at path.
@@ -35,7 +36,10 @@ func lockPath(path string) string { return path + ".lock" }
 // never work. A lock held by another process is UNAVAILABLE: it goes away
 // when that process stops, as a database locked past the busy timeout does.
 // On a platform without file locks it returns a nil lock and no error.
-func lockStore(path string) (*fileLock, error) {
+//
+// A shared store (WithShared) takes the lock shared instead: any number
+// of shared stores may hold it together, and no exclusive one meanwhile.
+func lockStore(path string, shared bool) (*fileLock, error) {
 	if !lockSupported {
 		return nil, nil
 	}
@@ -44,15 +48,19 @@ func lockStore(path string) (*fileLock, error) {
 	if err != nil {
 		return nil, openError(path, "cannot open the lock file "+lp, err)
 	}
-	if err := tryLock(f); err != nil {
+	if err := tryLock(f, shared); err != nil {
 		holder := readHolder(f)
 		_ = f.Close()
 		if errors.Is(err, errLockHeld) {
-			return nil, heldError(path, lp, holder)
+			return nil, heldError(path, lp, holder, shared)
 		}
 		return nil, openError(path, "cannot lock "+lp+" (the file system must support flock)", err)
 	}
-	l := &fileLock{f: f}
+	l := &fileLock{f: f, shared: shared}
+	if shared {
+		// Several processes hold a shared lock: none of them names itself.
+		return l, nil
+	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	if err := f.Truncate(0); err != nil {
 		l.release()
@@ -66,9 +74,17 @@ func lockStore(path string) (*fileLock, error) {
 }
 
 // heldError is the refusal of an Open whose file another store holds.
-func heldError(path, lp string, holder int) error {
+func heldError(path, lp string, holder int, shared bool) error {
 	const why = "two stores on one file would claim and send the same records under the zero fencing token"
 	switch {
+	case shared:
+		return fault.ErrUnavailable.WithMessage(fmt.Sprintf(
+			"sqlite store %s: a process holds the file (lock %s) for itself alone; a shared store (shared: true, the processes of a clustered bridge fenced by leases) can only open it once that process stopped",
+			path, lp))
+	case holder == 0 && !shared:
+		return fault.ErrUnavailable.WithMessage(fmt.Sprintf(
+			"sqlite store %s: other gobridge processes hold the file (lock %s), shared or starting; %s, so a store that is not shared (shared: true, clustered and fenced by leases) may open it only alone",
+			path, lp, why))
 	case holder == os.Getpid():
 		return fault.ErrInvalidConfig.WithMessage(fmt.Sprintf(
 			"sqlite store %s: this process (PID %d) already has the file open as another store; %s. "+
@@ -104,7 +120,9 @@ func (l *fileLock) release() {
 		return
 	}
 	// An emptied file never names a process that has gone.
-	_ = l.f.Truncate(0)
+	if !l.shared {
+		_ = l.f.Truncate(0)
+	}
 	_ = unlock(l.f)
 	_ = l.f.Close()
 	l.f = nil

@@ -12,14 +12,18 @@ import (
 // platform.
 const lockSupported = true
 
-// tryLock takes an exclusive flock on f without waiting. flock locks
-// belong to the open file, not the process, so a second open of the same
-// file in this process is refused as well; the kernel drops the lock when
-// the holder exits, however it exits.
-func tryLock(f *os.File) error {
+// tryLock takes an exclusive flock on f (a shared one when shared is set)
+// without waiting. flock locks belong to the open file, not the process,
+// so a second open of the same file in this process is refused as well;
+// the kernel drops the lock when the holder exits, however it exits.
+func tryLock(f *os.File, shared bool) error {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	return control(f, func(fd uintptr) error {
 		for {
-			err := syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB)
+			err := syscall.Flock(int(fd), how|syscall.LOCK_NB)
 			switch {
 			case errors.Is(err, syscall.EINTR):
 				continue

@@ -9,6 +9,7 @@ type writerMetrics struct {
 	failed  telemetry.Counter
 	writes  telemetry.Histogram
 	commit  telemetry.Histogram
+	fenced  telemetry.Counter
 }
 
 func newWriterMetrics(m telemetry.Meter, store string) writerMetrics {
@@ -22,6 +23,8 @@ func newWriterMetrics(m telemetry.Meter, store string) writerMetrics {
 			Help:    "Write calls (persists, claims, completes, ...) that shared one committed transaction.",
 			Labels:  l,
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}}, store),
+		fenced: m.Counter(telemetry.Desc{Name: "gobridge_sqlite_fenced_writes_total",
+			Help: "Outbox claims, completes and replays refused because their lease token was stale: a drainer that lost its lease tried to write.", Labels: l}, store),
 		commit: m.Histogram(telemetry.Desc{Name: "gobridge_sqlite_commit_seconds",
 			Help:    "Time in COMMIT: the WAL write, its fsync at synchronous=FULL, and the checkpoints SQLite runs as the WAL grows.",
 			Labels:  l,

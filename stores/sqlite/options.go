@@ -54,6 +54,7 @@ type config struct {
 	pageSize      int
 	meter         telemetry.Meter
 	storeLabel    string
+	shared        bool
 }
 
 func defaultConfig() config {

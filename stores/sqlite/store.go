@@ -64,7 +64,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockStore(abs)
+	lock, err := lockStore(abs, cfg.shared)
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,9 @@ type writeOp struct {
 // writeTx is what a writeFunc works with: the writer's connection, inside
 // an open transaction, and its prepared statements.
 type writeTx struct {
-	conn  *sql.Conn
-	stmts *statements
+	conn   *sql.Conn
+	stmts  *statements
+	fenced *fenceCounter
 }
 
 // Stats counts the writer's work since Open.
@@ -50,6 +51,9 @@ type Stats struct {
 	// writing the WAL, its fsync at synchronous=FULL, and the checkpoints
 	// SQLite runs when the WAL has grown.
 	CommitTime time.Duration
+	// FencedWrites is the number of claims, completes and replays refused
+	// because their fencing token was stale.
+	FencedWrites uint64
 }
 
 // writer owns the write connection. One goroutine runs loop; write calls
@@ -90,7 +94,7 @@ func newWriter(conn *sql.Conn, stmts *statements, log *slog.Logger, maxBatch int
 		queue:  make(chan *writeOp, maxBatch),
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
-		tx:     writeTx{conn: conn, stmts: stmts},
+		tx:     writeTx{conn: conn, stmts: stmts, fenced: &fenceCounter{metric: m.fenced}},
 		ops:    sync.Pool{New: func() any { return &writeOp{done: make(chan error, 1)} }},
 	}
 }
@@ -317,7 +321,8 @@ func (w *writer) fail(ops []*writeOp, err error) {
 func (w *writer) stats() Stats {
 	return Stats{
 		Commits: w.commits.Load(), Ops: w.applied.Load(), FailedBatches: w.failed.Load(),
-		BatchTime:  time.Duration(w.batchNanos.Load()),
-		CommitTime: time.Duration(w.commitNanos.Load()),
+		BatchTime:    time.Duration(w.batchNanos.Load()),
+		CommitTime:   time.Duration(w.commitNanos.Load()),
+		FencedWrites: w.tx.fenced.n.Load(),
 	}
 }
