@@ -177,7 +177,9 @@ func (n *rmqNode) kill() {
 	}
 }
 
-// stop shuts the node down (SIGTERM, then SIGKILL after 30s).
+// stop shuts the node down (SIGTERM, then SIGKILL after 90s: a loaded
+// machine can take that long, and a graceful stop must not turn into a
+// crash).
 func (n *rmqNode) stop() {
 	if n.cmd == nil {
 		return
@@ -190,7 +192,8 @@ func (n *rmqNode) stop() {
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-n.exited:
-	case <-time.After(30 * time.Second):
+	case <-time.After(90 * time.Second):
+		n.t.Logf("the private RabbitMQ node ignored SIGTERM for 90s; killing it")
 		n.signal(syscall.SIGKILL)
 		<-n.exited
 	}
