@@ -22,6 +22,8 @@ type env struct {
 	rabbitPID int            // beam.smp, for the broker's CPU
 	mosq      *mqttio.Broker // the harness's own Mosquitto, started on demand
 	mosqBin   string
+	bridgeEnv []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
+	fwdEnv    []string // and of the reference forwarder
 }
 
 // findRepo walks up from the working directory to the directory holding

@@ -53,6 +53,7 @@ func main() {
 type envFlags struct {
 	repo, work, bridgeBin, fwdBin, amqpURL, mosqBin string
 	keep                                            bool
+	bridgeEnv, fwdEnv                               []string
 }
 
 func (f *envFlags) register(fs *flag.FlagSet) {
@@ -63,12 +64,27 @@ func (f *envFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fwdBin, "fwd-bin", "", "a prebuilt reference forwarder (default: go build ./tools/bench/cmd/fwd)")
 	fs.StringVar(&f.amqpURL, "amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	fs.StringVar(&f.mosqBin, "mosquitto", "", "mosquitto binary (default: from PATH or /usr/sbin)")
+	fs.Func("bridge-env", "NAME=VALUE added to the gobridge process's environment (repeatable), e.g. GOGC=200", func(s string) error {
+		if !strings.Contains(s, "=") {
+			return fmt.Errorf("%q is not NAME=VALUE", s)
+		}
+		f.bridgeEnv = append(f.bridgeEnv, s)
+		return nil
+	})
+	fs.Func("fwd-env", "NAME=VALUE added to the reference forwarder's environment (repeatable)", func(s string) error {
+		if !strings.Contains(s, "=") {
+			return fmt.Errorf("%q is not NAME=VALUE", s)
+		}
+		f.fwdEnv = append(f.fwdEnv, s)
+		return nil
+	})
 }
 
 // open builds the binaries and returns the environment; done removes the
 // scratch directory unless -keep.
 func (f *envFlags) open(ctx context.Context) (e *env, done func(), err error) {
-	e = &env{bridgeBin: f.bridgeBin, fwdBin: f.fwdBin, amqpURL: f.amqpURL, mosqBin: f.mosqBin, repo: f.repo}
+	e = &env{bridgeBin: f.bridgeBin, fwdBin: f.fwdBin, amqpURL: f.amqpURL, mosqBin: f.mosqBin, repo: f.repo,
+		bridgeEnv: f.bridgeEnv, fwdEnv: f.fwdEnv}
 	if e.repo == "" {
 		if e.repo, err = findRepo(); err != nil {
 			return nil, nil, err

@@ -27,8 +27,8 @@ type fwdProc struct {
 
 // startBridge runs `gobridge run -c cfg -data-dir dir` and reports ready
 // when the monitor API answers 200 on /api/v1/monitor/ready.
-func startBridge(ctx context.Context, bin, cfgPath, dir string, monitorPort int) (*fwdProc, error) {
-	p, err := startProc(bin, []string{"run", "-c", cfgPath, "-data-dir", dir}, filepath.Join(dir, "gobridge.log"), nil)
+func startBridge(ctx context.Context, bin, cfgPath, dir string, monitorPort int, extraEnv []string) (*fwdProc, error) {
+	p, err := startProc(bin, []string{"run", "-c", cfgPath, "-data-dir", dir}, filepath.Join(dir, "gobridge.log"), nil, extraEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +56,9 @@ func startBridge(ctx context.Context, bin, cfgPath, dir string, monitorPort int)
 }
 
 // startRef runs the reference forwarder, which prints "ready" on stdout.
-func startRef(bin string, args []string, dir string) (*fwdProc, error) {
+func startRef(bin string, args []string, dir string, extraEnv []string) (*fwdProc, error) {
 	pr, pw := io.Pipe()
-	p, err := startProc(bin, args, filepath.Join(dir, "fwd.log"), pw)
+	p, err := startProc(bin, args, filepath.Join(dir, "fwd.log"), pw, extraEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +73,15 @@ func startRef(bin string, args []string, dir string) (*fwdProc, error) {
 	return p, nil
 }
 
-func startProc(bin string, args []string, logPath string, stdout io.WriteCloser) (*fwdProc, error) {
+func startProc(bin string, args []string, logPath string, stdout io.WriteCloser, extraEnv []string) (*fwdProc, error) {
 	lf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	if len(extraEnv) > 0 {
+		cmd.Env = append(os.Environ(), extraEnv...)
+	}
 	cmd.Stderr = lf
 	cmd.Stdout = lf
 	if stdout != nil {

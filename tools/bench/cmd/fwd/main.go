@@ -54,7 +54,7 @@ func main() {
 	fs.IntVar(&o.window, "window", 500, "messages in flight at most (prefetch, MQTT receive maximum)")
 	fs.IntVar(&o.conns, "conns", 1, "AMQP connections: 1 (consume and publish on one) or 2 (one each)")
 	fs.BoolVar(&o.multiAck, "multi-ack", false, "acknowledge runs of confirmed deliveries with one multiple ack")
-	fs.BoolVar(&o.bridgeProps, "bridge-props", false, "publish what the bridge adds: a gobridge.subject header, a message ID and a timestamp")
+	fs.BoolVar(&o.bridgeProps, "bridge-props", false, "publish what the bridge adds: the gobridge.subject and x-bridge.correlation-id headers (and mqtt.topic from MQTT), a message ID and a timestamp")
 	fs.BoolVar(&o.mandatory, "mandatory", false, "publish with the mandatory flag")
 	fs.StringVar(&o.mqttAddr, "mqtt", "127.0.0.1:1883", "MQTT broker host:port (mqtt-amqp)")
 	fs.StringVar(&o.clientID, "client-id", "bench-ref", "MQTT client ID; the session is resumed (mqtt-amqp)")

@@ -37,7 +37,11 @@ func mqttToAMQP(ctx context.Context, o options, ready func()) error {
 		}
 	}
 	onPublish := func(pr paho.PublishReceived) (bool, error) {
-		dc, err := tgt.publish(ctx, pr.Packet.Payload, nil, "")
+		var h amqp.Table
+		if o.bridgeProps {
+			h = amqp.Table{"mqtt.topic": pr.Packet.Topic} // the bridge's receiver adds it
+		}
+		dc, err := tgt.publish(ctx, pr.Packet.Payload, h, "")
 		if err != nil {
 			fail(err)
 			return true, err

@@ -33,15 +33,17 @@ func openTarget(conn *amqp.Connection, o options) (*target, error) {
 func (t *target) publish(ctx context.Context, body []byte, headers amqp.Table, messageID string) (*amqp.DeferredConfirmation, error) {
 	p := amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body, Headers: headers, MessageId: messageID}
 	if t.o.bridgeProps {
-		h := make(amqp.Table, len(headers)+1)
+		h := make(amqp.Table, len(headers)+2)
 		for k, v := range headers {
 			h[k] = v
 		}
-		h["gobridge.subject"] = ""
-		p.Headers = h
 		if p.MessageId == "" {
 			p.MessageId = newID()
 		}
+		// A message that starts a conversation is correlated by its own ID.
+		h["x-bridge.correlation-id"] = p.MessageId
+		h["gobridge.subject"] = ""
+		p.Headers = h
 		p.Timestamp = time.Now()
 	}
 	return t.ch.PublishWithDeferredConfirmWithContext(ctx, t.o.exchange, t.o.key, t.o.mandatory, false, p)
