@@ -62,12 +62,65 @@ def split_sections(buf):
             code = struct.unpack_from(">Q", buf, pos + 2)[0]
         else:
             raise CodecError("unsupported section descriptor")
-        if not HEADER <= code <= FOOTER or code < last:
+        if not HEADER <= code <= FOOTER or code < last or (
+                code == last and code not in (DATA, SEQUENCE)) or (
+                last in BODY_CODES and code in BODY_CODES and code != last):
             raise CodecError("unexpected section 0x%x" % code)
         last = code
         end = skip(buf, pos)
+        _check_section(code, buf, pos + (3 if buf[pos + 1] == 0x53 else 10))
         out.append((code, pos, end))
         pos = end
+    return out
+
+
+# Format codes allowed where the AMQP message format fixes a type, so that
+# what the emulator stores is something every client can decode again.
+_NUL, _BOOL, _UINT = {0x40}, {0x40, 0x41, 0x42, 0x56}, {0x40, 0x43, 0x52, 0x70}
+_STR, _SYM, _BIN, _TS = {0x40, 0xA1, 0xB1}, {0x40, 0xA3, 0xB3}, {0x40, 0xA0, 0xB0}, {0x40, 0x83}
+_ID = {0x40, 0x44, 0x53, 0x80, 0x98, 0xA0, 0xB0, 0xA1, 0xB1}
+_LISTS, _MAPS = {0x45, 0xC0, 0xD0}, {0x40, 0xC1, 0xD1}
+_HEADER_FIELDS = [_BOOL, {0x40, 0x50}, _UINT, _BOOL, _UINT]
+_PROPERTY_FIELDS = [_ID, _BIN, _STR, _STR, _STR, _ID, _SYM, _SYM, _TS, _TS, _STR, _UINT, _STR]
+_KEYS = {APP_PROPS: {0xA1, 0xB1}, MESSAGE_ANN: {0xA3, 0xB3, 0x44, 0x53, 0x80},
+         DELIVERY_ANN: {0xA3, 0xB3, 0x44, 0x53, 0x80}, FOOTER: {0xA3, 0xB3, 0x44, 0x53, 0x80}}
+
+
+def _check_section(code, buf, pos):
+    """Raises CodecError when a section's value has a type its section does not allow."""
+    c = buf[pos]
+    if code in (HEADER, PROPERTIES, SEQUENCE):
+        if c not in _LISTS:
+            raise CodecError("section 0x%x is not a list" % code)
+        if code != SEQUENCE:
+            fields = _HEADER_FIELDS if code == HEADER else _PROPERTY_FIELDS
+            for i, item in enumerate(_items(buf, pos)):
+                if i >= len(fields) or buf[item] not in fields[i]:
+                    raise CodecError("field %d of section 0x%x has type 0x%02x" % (i, code, buf[item]))
+    elif code == DATA:
+        if c not in (0xA0, 0xB0):
+            raise CodecError("data section is not binary")
+    elif code in _KEYS:
+        if c not in _MAPS:
+            raise CodecError("section 0x%x is not a map" % code)
+        for i, item in enumerate(_items(buf, pos)):
+            if i % 2 == 0 and buf[item] not in _KEYS[code]:
+                raise CodecError("section 0x%x has a key of type 0x%02x" % (code, buf[item]))
+
+
+def _items(buf, pos):
+    """Offsets of the elements of the list or map encoded at pos."""
+    c = buf[pos]
+    if c in (0x40, 0x45):
+        return []
+    if c in (0xC0, 0xC1):
+        count, p = buf[pos + 2], pos + 3
+    else:
+        count, p = struct.unpack_from(">I", buf, pos + 5)[0], pos + 9
+    out = []
+    for _ in range(count):
+        out.append(p)
+        p = skip(buf, p)
     return out
 
 

@@ -138,7 +138,7 @@ def parse_transfer(buf):
     A batch (message format 0x80013700) carries one encoded message per
     Data section. Proton does not expose the message format of a transfer,
     so a transfer is taken for a batch when its body is only Data sections
-    and every one of them holds a well-formed AMQP message.
+    and every one of them holds a well-formed AMQP message with a body.
     """
     sections = codec.split_sections(buf)
     body = [(s, e) for code, s, e in sections if code in codec.BODY_CODES]
@@ -149,7 +149,10 @@ def parse_transfer(buf):
                 payload = _binary_payload(buf, s, e)
                 if payload is None or payload[:2] != b"\x00\x53":
                     raise codec.CodecError("not a batch")
-                inner.append(parse(payload))
+                m = parse(payload)
+                if not m.tail:
+                    raise codec.CodecError("a batched message has a body")
+                inner.append(m)
             return inner
         except (codec.CodecError, IndexError, struct.error, UnicodeDecodeError):
             pass
