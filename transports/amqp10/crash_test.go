@@ -82,8 +82,8 @@ func testPeerRestart(t *testing.T, crash bool) {
 	waitDepth(ctx, t, p.url091, q091(dst), func(d int) bool { return d >= n/4 })
 	if crash {
 		node.kill()
-	} else {
-		node.stop()
+	} else if !node.stop() {
+		t.Fatal("the node did not stop gracefully within 90s; this run cannot show a graceful restart")
 	}
 	sent := m.Value("gobridge_amqp10_sent_total", "dst", "accepted")
 	t.Logf("node down after %v accepted sends", sent)

@@ -178,27 +178,30 @@ func (n *rmqNode) kill() {
 }
 
 // stop shuts the node down (SIGTERM, then SIGKILL after 90s: a loaded
-// machine can take that long, and a graceful stop must not turn into a
-// crash).
-func (n *rmqNode) stop() {
+// machine can take that long). It reports whether the node stopped on
+// SIGTERM, that is gracefully.
+func (n *rmqNode) stop() bool {
 	if n.cmd == nil {
-		return
+		return true
 	}
 	select {
 	case <-n.exited:
-		return
+		return true
 	default:
 	}
+	graceful := true
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-n.exited:
 	case <-time.After(90 * time.Second):
+		graceful = false
 		n.t.Logf("the private RabbitMQ node ignored SIGTERM for 90s; killing it")
 		n.signal(syscall.SIGKILL)
 		<-n.exited
 	}
 	// Helpers of the VM that outlived it.
 	_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+	return graceful
 }
 
 func (n *rmqNode) signal(sig syscall.Signal) {
