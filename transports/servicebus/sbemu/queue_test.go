@@ -110,3 +110,21 @@ func TestMessageFieldsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAMQPValueBodyRoundTrip(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "q"}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	sent := &azservicebus.AMQPAnnotatedMessage{
+		Body:                  azservicebus.AMQPAnnotatedMessageBody{Value: map[string]any{"k": int64(1)}},
+		ApplicationProperties: map[string]any{"p": "v"},
+	}
+	if err := newSender(t, c, "q").SendAMQPAnnotatedMessage(ctx, sent, nil); err != nil {
+		t.Fatalf("SendAMQPAnnotatedMessage: %v", err)
+	}
+	r := newReceiver(t, c, "q", nil)
+	got := receiveN(ctx, t, r, 1)[0]
+	if diff := cmp.Diff(sent.Body.Value, got.RawAMQPMessage.Body.Value); diff != "" {
+		t.Errorf("value body (-want +got):\n%s", diff)
+	}
+}

@@ -192,3 +192,24 @@ func TestSessionLockExpiryReleasesTheSession(t *testing.T) {
 		t.Errorf("after session lock expiry: %q DeliveryCount %d, want a1 2", again.Body, again.DeliveryCount)
 	}
 }
+
+func TestListSessions(t *testing.T) {
+	e := StartForTest(t, Options{Entities: []Entity{{Name: "sq", RequiresSession: true}}})
+	c := newClient(t, e)
+	ctx := testCtx(t)
+	s := newSender(t, c, "sq")
+	sendSession(ctx, t, s, "b", "1")
+	sendSession(ctx, t, s, "a", "1")
+	var got []string
+	pager := c.NewListSessionsForQueuePager("sq", nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			t.Fatalf("NextPage: %v", err)
+		}
+		got = append(got, page.Sessions...)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+}

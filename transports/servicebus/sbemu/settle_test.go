@@ -15,12 +15,16 @@ func TestAbandonRedeliversWithDeliveryCount(t *testing.T) {
 	sendBodies(ctx, t, newSender(t, c, "q"), "a")
 	r := newReceiver(t, c, "q", nil)
 	first := receiveN(ctx, t, r, 1)[0]
-	if err := r.AbandonMessage(ctx, first, nil); err != nil {
+	modify := &azservicebus.AbandonMessageOptions{PropertiesToModify: map[string]any{"attempt": int64(1)}}
+	if err := r.AbandonMessage(ctx, first, modify); err != nil {
 		t.Fatalf("AbandonMessage: %v", err)
 	}
 	again := receiveN(ctx, t, r, 1)[0]
 	if string(again.Body) != "a" || again.DeliveryCount != 2 {
 		t.Fatalf("redelivery: body %q DeliveryCount %d, want \"a\" 2", again.Body, again.DeliveryCount)
+	}
+	if diff := cmp.Diff(map[string]any{"attempt": int64(1)}, again.ApplicationProperties); diff != "" {
+		t.Errorf("PropertiesToModify not applied (-want +got):\n%s", diff)
 	}
 	if *again.SequenceNumber != *first.SequenceNumber {
 		t.Errorf("SequenceNumber changed: %d then %d", *first.SequenceNumber, *again.SequenceNumber)
