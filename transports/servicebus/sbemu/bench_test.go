@@ -62,3 +62,57 @@ func BenchmarkSendBatchReceiveComplete(b *testing.B) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkForward moves b.N messages from one queue to another the way a
+// plain forwarder does: receive up to 100, send them as one batch, complete
+// them concurrently.
+func BenchmarkForward(b *testing.B) {
+	e := StartForTest(b, Options{Entities: []Entity{{Name: "in"}, {Name: "out"}}})
+	c, err := azservicebus.NewClientFromConnectionString(e.ConnectionString(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	defer func() { _ = c.Close(ctx) }()
+	in, _ := c.NewSender("in", nil)
+	out, _ := c.NewSender("out", nil)
+	r, _ := c.NewReceiverForQueue("in", nil)
+	body := make([]byte, 256)
+	for sent := 0; sent < b.N; {
+		batch, _ := in.NewMessageBatch(ctx, nil)
+		for i := 0; i < 100 && sent < b.N; i++ {
+			_ = batch.AddMessage(&azservicebus.Message{Body: body}, nil)
+			sent++
+		}
+		if err := in.SendMessageBatch(ctx, batch, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for moved := 0; moved < b.N; {
+		msgs, err := r.ReceiveMessages(ctx, min(b.N-moved, 100), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch, _ := out.NewMessageBatch(ctx, nil)
+		for _, m := range msgs {
+			if err := batch.AddMessage(&azservicebus.Message{Body: m.Body, ApplicationProperties: m.ApplicationProperties}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := out.SendMessageBatch(ctx, batch, nil); err != nil {
+			b.Fatal(err)
+		}
+		errs := make(chan error, len(msgs))
+		for _, m := range msgs {
+			go func() { errs <- r.CompleteMessage(ctx, m, nil) }()
+		}
+		for range msgs {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		moved += len(msgs)
+	}
+}
