@@ -89,6 +89,7 @@ type Options struct {
 type Emulator struct {
 	cmd     *exec.Cmd
 	dir     string
+	stdin   io.Closer
 	addr    string
 	done    chan struct{}
 	waitErr error
@@ -124,6 +125,13 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	}
 	cmd := exec.Command(Python, "-u", filepath.Join(dir, "sbemu.py"), filepath.Join(dir, "config.json"))
 	cmd.Dir = dir
+	// The emulator exits when its stdin closes: when this process dies
+	// without calling Close, the emulator goes with it.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("sbemu: %w", err)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -138,7 +146,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("sbemu: start %s: %w", Python, err)
 	}
-	e := &Emulator{cmd: cmd, dir: dir, done: make(chan struct{})}
+	e := &Emulator{cmd: cmd, dir: dir, stdin: stdin, done: make(chan struct{})}
 	tail := &lastLines{max: 20}
 	logDone := make(chan struct{})
 	go e.copyStderr(stderr, opts.Logf, tail, logDone)
@@ -220,6 +228,7 @@ func (e *Emulator) stop(sig syscall.Signal, grace time.Duration) error {
 	var err error
 	e.once.Do(func() {
 		defer func() { _ = os.RemoveAll(e.dir) }()
+		defer func() { _ = e.stdin.Close() }()
 		select {
 		case <-e.done:
 			return

@@ -3,13 +3,15 @@
 CONFIG.json holds {"entities": [...], "max_message_size": n, "port": p}
 (see emulator.go for the exact shape). Once the listener is bound the
 program prints "LISTENING 127.0.0.1:PORT" on stdout, then serves until it
-is signalled.
+is signalled or its stdin closes (the Go side holds stdin open, so an
+emulator never outlives the test process that started it).
 """
 
 import json
 import os
 import signal
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,8 +32,15 @@ def main(argv):
     sys.stdout.write("LISTENING 127.0.0.1:%d\n" % port)
     sys.stdout.flush()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    threading.Thread(target=_exit_on_eof, daemon=True).start()
     container.schedule(TICK_SECONDS, broker)
     container.run()
+
+
+def _exit_on_eof():
+    while sys.stdin.buffer.read(4096):
+        pass
+    os._exit(0)
 
 
 if __name__ == "__main__":
