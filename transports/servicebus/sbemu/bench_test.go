@@ -75,14 +75,28 @@ func BenchmarkForward(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	defer func() { _ = c.Close(ctx) }()
-	in, _ := c.NewSender("in", nil)
-	out, _ := c.NewSender("out", nil)
-	r, _ := c.NewReceiverForQueue("in", nil)
+	in, err := c.NewSender("in", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := c.NewSender("out", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := c.NewReceiverForQueue("in", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	body := make([]byte, 256)
 	for sent := 0; sent < b.N; {
-		batch, _ := in.NewMessageBatch(ctx, nil)
+		batch, err := in.NewMessageBatch(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for i := 0; i < 100 && sent < b.N; i++ {
-			_ = batch.AddMessage(&azservicebus.Message{Body: body}, nil)
+			if err := batch.AddMessage(&azservicebus.Message{Body: body}, nil); err != nil {
+				b.Fatal(err)
+			}
 			sent++
 		}
 		if err := in.SendMessageBatch(ctx, batch, nil); err != nil {
@@ -95,7 +109,10 @@ func BenchmarkForward(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch, _ := out.NewMessageBatch(ctx, nil)
+		batch, err := out.NewMessageBatch(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, m := range msgs {
 			if err := batch.AddMessage(&azservicebus.Message{Body: m.Body, ApplicationProperties: m.ApplicationProperties}, nil); err != nil {
 				b.Fatal(err)
