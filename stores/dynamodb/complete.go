@@ -38,9 +38,8 @@ func (s *Store) locate(ctx context.Context, id string) (location, bool, error) {
 	return location{pk: getS(out.Item, attrIndexPK), sk: getN(out.Item, attrIndexSK), viaIndex: true}, true, nil
 }
 
-// Complete removes record id, or with completed_retention marks it done
-// for DynamoDB's TTL to remove, after checking tok against the
-// partition's fence. The write is conditional on the record not being
+// Complete deletes record id after checking tok against the partition's
+// fence. The write is conditional on the record not being
 // stamped by a newer token; when it is, Complete fails with
 // STALE_FENCING_TOKEN. A record that is gone already is no error.
 func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) error {
@@ -55,22 +54,6 @@ func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) e
 	v := values(":v", avN(int64(tok.Version)))
 	const guard = "attribute_not_exists(cv) OR cv <= :v"
 	switch {
-	case s.completedRetention > 0:
-		v[":one"] = avN(1)
-		v[":ttl"] = avN(s.clock.Now().Add(s.completedRetention).Add(time.Second - 1).Unix())
-		_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
-			UpdateExpression:          aws.String("SET dn = :one, #ttl = :ttl"),
-			ConditionExpression:       aws.String("attribute_exists(pk) AND attribute_not_exists(dn) AND (" + guard + ")"),
-			ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
-			ExpressionAttributeValues: v,
-		})
-		if isConditionFailed(err) {
-			return s.whyRefused(ctx, loc, id, tok, nil)
-		}
-		if err == nil && loc.viaIndex {
-			err = s.deleteIndex(ctx, id)
-		}
 	case loc.viaIndex:
 		_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
@@ -93,17 +76,10 @@ func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) e
 	return classify("complete", err)
 }
 
-func (s *Store) deleteIndex(ctx context.Context, id string) error {
-	_, err := s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.tables.outbox), Key: key(pkIndex+id, metaSK)})
-	return classify("DeleteItem (index)", err)
-}
-
 // Replay releases record id after a failed attempt: it raises
 // ReplayCount, stores cause's message and makes the record due at next,
-// conditional on the record being there, not completed and not stamped
-// by a newer token than tok. It fails with NOT_FOUND for an unknown or
-// completed record and STALE_FENCING_TOKEN for a newer stamp.
+// conditional on the record being there and not stamped by a newer token
+// than tok. It fails with NOT_FOUND for an unknown or completed record and STALE_FENCING_TOKEN for a newer stamp.
 func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cause error, next time.Time) error {
 	ctx = withOp(ctx, opReplay)
 	loc, found, err := s.locate(ctx, id)
@@ -128,26 +104,26 @@ func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cau
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
 		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String("attribute_exists(pk) AND attribute_not_exists(dn) AND (attribute_not_exists(cv) OR cv <= :v)"),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND (attribute_not_exists(cv) OR cv <= :v)"),
 		ExpressionAttributeValues: v,
 	})
 	if isConditionFailed(err) {
-		return s.whyRefused(ctx, loc, id, tok, notFound(id))
+		return s.whyRefused(ctx, loc, id, tok)
 	}
 	return classify("UpdateItem (replay)", err)
 }
 
-// whyRefused tells a guarded write that found no live record (gone
-// returned) from one refused because a newer token stamped the record.
-func (s *Store) whyRefused(ctx context.Context, loc location, id string, tok ports.LeaseToken, gone error) error {
+// whyRefused tells a replay that found no record (NOT_FOUND) from one
+// refused because a newer token stamped the record.
+func (s *Store) whyRefused(ctx context.Context, loc location, id string, tok ports.LeaseToken) error {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk), ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("pk, dn, cv")})
+		ProjectionExpression: aws.String("pk")})
 	if err != nil {
 		return classify("GetItem", err)
 	}
-	if out.Item == nil || has(out.Item, attrDone) {
-		return gone
+	if out.Item == nil {
+		return notFound(id)
 	}
 	return staleRecord(id, tok)
 }

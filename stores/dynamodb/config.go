@@ -67,9 +67,6 @@ type Config struct {
 	// tables may be (2s). A contender takes over an unreleased lease only
 	// once it expired this long ago by its own clock.
 	ClockSkew time.Duration `yaml:"clock_skew" json:"clock_skew"`
-	// CompletedRetention keeps a completed outbox record for this long,
-	// marked done, before DynamoDB's TTL removes it (0: delete at once).
-	CompletedRetention time.Duration `yaml:"completed_retention" json:"completed_retention"`
 	// DLQRetention lets DynamoDB's TTL remove a DLQ entry this long after
 	// it was written (0: keep until purged).
 	DLQRetention time.Duration `yaml:"dlq_retention" json:"dlq_retention"`
@@ -163,9 +160,6 @@ func (c Config) Validate() error {
 	}
 	if c.ClockSkew < 0 {
 		add("clock_skew", "%v is negative", c.ClockSkew)
-	}
-	if c.CompletedRetention < 0 {
-		add("completed_retention", "%v is negative", c.CompletedRetention)
 	}
 	if c.DLQRetention < 0 {
 		add("dlq_retention", "%v is negative", c.DLQRetention)

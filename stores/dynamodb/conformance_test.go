@@ -53,26 +53,6 @@ func TestOutboxConformance(t *testing.T) {
 	})
 }
 
-// TestOutboxConformanceRetention runs the suite with completed records
-// kept for the TTL instead of deleted.
-func TestOutboxConformanceRetention(t *testing.T) {
-	emu := newEmulator(t)
-	conformance.RunOutboxStore(t, func(t *testing.T) conformance.OutboxHarness {
-		clk := clock.NewFake(testStart())
-		cfg := emu.config(emu.prefix())
-		cfg.CompletedRetention = time.Hour
-		s, err := Open(t.Context(), cfg, WithClock(clk), WithClockSkew(0))
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		r := &reopener{emu: emu, prefix: cfg.TablePrefix, clock: clk, cur: s}
-		return conformance.OutboxHarness{
-			Store: r.cur, Clock: r.clock, StaleClaimAge: testStaleClaimAge,
-			Close: r.close, Timeout: suiteTimeout,
-		}
-	})
-}
-
 func TestDLQConformance(t *testing.T) {
 	emu := newEmulator(t)
 	conformance.RunDLQStore(t, func(t *testing.T) conformance.DLQHarness {

@@ -106,10 +106,9 @@ func (s *Store) List(ctx context.Context, f ports.DLQFilter, cursor string, limi
 			return ports.DLQPage{}, classify("Query (DLQ)", err)
 		}
 		items = append(items, out.Items...)
-		if out.LastEvaluatedKey == nil {
+		if !nextPage(in, out.LastEvaluatedKey) {
 			break
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 	var page ports.DLQPage
 	if len(items) > limit {
@@ -138,10 +137,9 @@ func (s *Store) Count(ctx context.Context, f ports.DLQFilter) (int, error) {
 			return 0, classify("Query (DLQ count)", err)
 		}
 		n += int(out.Count)
-		if out.LastEvaluatedKey == nil {
+		if !nextPage(in, out.LastEvaluatedKey) {
 			return n, nil
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 
@@ -169,9 +167,8 @@ func (s *Store) Purge(ctx context.Context, f ports.DLQFilter) (int, error) {
 				n++
 			}
 		}
-		if out.LastEvaluatedKey == nil {
+		if !nextPage(in, out.LastEvaluatedKey) {
 			return n, nil
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }

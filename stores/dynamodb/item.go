@@ -36,7 +36,9 @@ func timeString(n int64) string {
 // avSK is a sort key. It is zero-padded as well: DynamoDB ignores the
 // zeros, and an emulator that orders keys as text (minidyn) then orders
 // them by number.
-func avSK(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprintf("%019d", n)} }
+func avSK(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: fmt.Sprintf("%019d", n)}
+}
 
 func encodeTime(t time.Time) int64 {
 	if t.IsZero() {

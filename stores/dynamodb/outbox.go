@@ -27,7 +27,6 @@ const (
 	attrNextTry     = "na" // Unix ns
 	attrClaimUntil  = "cu" // Unix ns; absent when unclaimed
 	attrClaimVer    = "cv" // highest token version that claimed or replayed it
-	attrDone        = "dn" // completed (kept for completed_retention)
 	attrSeq         = "seq"
 	attrFence       = "fv"
 	attrIndexPK     = "tp" // index item: the record's partition key

@@ -21,11 +21,10 @@ type Store struct {
 	log      *slog.Logger
 	capacity *capacityMeter
 
-	staleClaimAge      time.Duration
-	clockSkew          time.Duration
-	completedRetention time.Duration
-	dlqRetention       time.Duration
-	claimConcurrency   int
+	staleClaimAge    time.Duration
+	clockSkew        time.Duration
+	dlqRetention     time.Duration
+	claimConcurrency int
 }
 
 // The store implements the three store ports.
@@ -53,15 +52,14 @@ func Open(ctx context.Context, c Config, opts ...Option) (*Store, error) {
 		label = c.TablePrefix
 	}
 	s := &Store{
-		tables:             c.tables(),
-		clock:              o.clock,
-		log:                o.logger,
-		capacity:           newCapacityMeter(o.meter, label),
-		staleClaimAge:      c.StaleClaimAge,
-		clockSkew:          c.ClockSkew,
-		completedRetention: c.CompletedRetention,
-		dlqRetention:       c.DLQRetention,
-		claimConcurrency:   c.ClaimConcurrency,
+		tables:           c.tables(),
+		clock:            o.clock,
+		log:              o.logger,
+		capacity:         newCapacityMeter(o.meter, label),
+		staleClaimAge:    c.StaleClaimAge,
+		clockSkew:        c.ClockSkew,
+		dlqRetention:     c.DLQRetention,
+		claimConcurrency: c.ClaimConcurrency,
 	}
 	if o.skew != nil {
 		s.clockSkew = max(*o.skew, 0)
