@@ -35,7 +35,7 @@ var palette = [...]string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 const (
 	panelW, panelH = 360, 260
 	padL, padR     = 52, 12
-	padT, padB     = 30, 70
+	padT, padB     = 30, 40
 	legendH        = 24
 )
 
@@ -109,9 +109,14 @@ func (c Chart) panel(b *strings.Builder, p Panel, x0, y0 int) {
 			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle">%s</text>`+"\n",
 				x+(bw-1)/2, float64(oy)-h-3, short(v.Median))
 		}
-		lx := gx + gw*0.4
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="end" transform="rotate(-30 %.1f %d)">%s</text>`+"\n",
-			lx, oy+14, lx, oy+14, esc(label))
+		// The label under its group, centred, broken at the first space
+		// ("amqp-amqp" / "256B w500") so that neighbours do not overlap.
+		first, rest, _ := strings.Cut(label, " ")
+		cx := float64(ox) + (float64(g)+0.5)*gw
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", cx, oy+14, esc(first))
+		if rest != "" {
+			fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", cx, oy+27, esc(rest))
+		}
 	}
 	b.WriteString("</g>\n")
 }

@@ -6,6 +6,7 @@
 //	benchrun kill [flags]        SIGKILL the bridge every few seconds mid-stream; lost and duplicated messages
 //	benchrun loadgen [flags]     publish N stamped messages (AMQP 0-9-1 or MQTT)
 //	benchrun sink [flags]        count stamped messages on an AMQP queue
+//	benchrun chart -in results.json -o chart.svg   redraw a matrix's summary and chart
 //
 // Run it from anywhere inside the repository (it finds go.work); it needs
 // RabbitMQ (-amqp) and the mosquitto binary, and prints Markdown tables.
@@ -40,8 +41,10 @@ func main() {
 		err = loadgenCmd(ctx, args)
 	case "sink":
 		err = sinkCmd(ctx, args)
+	case "chart":
+		err = chartCmd(args)
 	default:
-		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink)", cmd)
+		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink, chart)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
