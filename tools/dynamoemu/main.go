@@ -7,7 +7,8 @@
 // DescribeTimeToLive itself (it records the setting, and expires nothing).
 // With -addr 127.0.0.1:0 it picks a free port and prints the address it
 // listens on, as "listening on http://HOST:PORT", on standard output.
-// Everything lives in memory and is gone when the process ends.
+// Everything lives in memory and is gone when the process ends; with
+// -exit-on-stdin-close it also ends when its standard input does.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,20 +28,27 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8000", "host:port to listen on (keep it on loopback; port 0 picks a free one)")
+	stdinExit := flag.Bool("exit-on-stdin-close", false, "stop when standard input reaches its end, so that a test that starts the emulator with a pipe never leaves it behind")
 	flag.Parse()
-	if err := run(*addr); err != nil {
+	if err := run(*addr, *stdinExit); err != nil {
 		slog.Error("dynamoemu", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string) error {
+func run(addr string, stdinExit bool) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if stdinExit {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			stop()
+		}()
+	}
 
 	srv := &http.Server{Handler: newHandler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
