@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/gobridge-oss/gobridge/core/clock"
+	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
 func fmtType(v any) string { return fmt.Sprintf("%T", v) }
@@ -83,4 +86,40 @@ func (e *emulator) open(t testing.TB, prefix string, clk *clock.Fake, opts ...Op
 		t.Fatalf("Open: %v", err)
 	}
 	return s
+}
+
+// records builds n records of partition with payloads of size bytes.
+func records(partition string, n, size int) []ports.OutboxRecord {
+	out := make([]ports.OutboxRecord, n)
+	for i := range out {
+		p := make([]byte, size)
+		for j := range p {
+			p[j] = byte('a' + (i+j)%26)
+		}
+		env := messaging.NewEnvelope("orders.created", p)
+		env.SetHeader("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		out[i] = ports.OutboxRecord{Partition: partition, RouteID: "orders", BindingID: "to-hook",
+			Address: "orders", Envelope: env}
+	}
+	return out
+}
+
+func ids(recs []ports.OutboxRecord) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// wantClaimed claims partition with the zero token and compares the IDs.
+func wantClaimed(t *testing.T, s *Store, partition string, want []string) {
+	t.Helper()
+	got, err := s.Claim(t.Context(), partition, ports.LeaseToken{}, len(want)+10)
+	if err != nil {
+		t.Fatalf("Claim: %v", err)
+	}
+	if diff := cmp.Diff(want, ids(got)); diff != "" {
+		t.Errorf("claimed IDs (-want +got):\n%s", diff)
+	}
 }
