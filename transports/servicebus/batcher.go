@@ -10,27 +10,25 @@ import (
 // contexts say: a send that has started is finished.
 const flushTimeout = 30 * time.Second
 
-// maxPending is how many waiting sends make a batcher flush before its
-// window has passed.
-const maxPending = 256
-
 // batchItem is one request waiting for a batch call.
 type batchItem[T any] struct {
 	v    T
 	done chan error
 }
 
-// batcher coalesces concurrent requests into one call: a partial batch
-// goes when the window since its first request has passed, a batch of
-// maxPending at once. It owns no goroutine between flushes; each flush
-// runs on a timer's goroutine or on the caller that filled the batch.
+// batcher coalesces concurrent requests into shared calls, group-commit
+// style: the first request starts a flusher at once (after window, when
+// set); requests that arrive while a call is under way wait and go
+// together in the next one. So a lone request pays no wait, and under
+// load the calls grow with the load. The flusher goroutine is the
+// batcher's own and ends as soon as nothing is pending.
 type batcher[T any] struct {
 	window time.Duration
 	flush  func(ctx context.Context, items []batchItem[T])
 
 	mu      sync.Mutex
 	pending []batchItem[T]
-	timer   *time.Timer
+	running bool
 }
 
 func newBatcher[T any](window time.Duration, flush func(ctx context.Context, items []batchItem[T])) *batcher[T] {
@@ -43,16 +41,11 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 	it := batchItem[T]{v: v, done: make(chan error, 1)}
 	b.mu.Lock()
 	b.pending = append(b.pending, it)
-	var full []batchItem[T]
-	switch {
-	case len(b.pending) >= maxPending:
-		full = b.take()
-	case len(b.pending) == 1:
-		b.timer = time.AfterFunc(b.window, b.flushPending)
-	}
+	start := !b.running
+	b.running = true
 	b.mu.Unlock()
-	if full != nil {
-		b.run(full)
+	if start {
+		go b.loop()
 	}
 	select {
 	case err := <-it.done:
@@ -62,28 +55,23 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 	}
 }
 
-// take empties the queue; b.mu is held.
-func (b *batcher[T]) take() []batchItem[T] {
-	items := b.pending
-	b.pending = nil
-	if b.timer != nil {
-		b.timer.Stop()
-		b.timer = nil
+// loop flushes what is pending until nothing is.
+func (b *batcher[T]) loop() {
+	if b.window > 0 {
+		time.Sleep(b.window)
 	}
-	return items
-}
-
-func (b *batcher[T]) flushPending() {
-	b.mu.Lock()
-	items := b.take()
-	b.mu.Unlock()
-	if len(items) > 0 {
-		b.run(items)
+	for {
+		b.mu.Lock()
+		items := b.pending
+		b.pending = nil
+		if len(items) == 0 {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+		b.flush(ctx, items)
+		cancel()
 	}
-}
-
-func (b *batcher[T]) run(items []batchItem[T]) {
-	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
-	defer cancel()
-	b.flush(ctx, items)
 }

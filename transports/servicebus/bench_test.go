@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -11,59 +15,72 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
 
+	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 	"github.com/gobridge-oss/gobridge/transports/servicebus/sbemu"
 )
 
 const (
-	benchWindow = 100  // in-flight window of both forwarders
-	benchN      = 2000 // messages per iteration
-	benchPairs  = 8    // queue pairs per emulator: the most iterations
+	benchWindow = 100  // in-flight window of every forwarder
+	benchN      = 2000 // messages per run
+	benchRounds = 8    // the most iterations one emulator has queues for
 )
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// forwarder moves benchN messages from src to dst and returns once the
+// source completed the last of them; stop releases what it holds.
+type forwarder func(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) (stop func())
 
-// BenchmarkForwardVsBaseline moves benchN messages from one emulator
-// queue to another with a plain azservicebus forwarder (peek-lock receive
-// of up to 100, one batch send, then the completions side by side) and
-// with a Receiver -> runtime route (direct_hold, max_in_flight 100) ->
-// Sender. Each iteration runs both, one after the other (in alternating
-// order, so that a change in the machine's load hits both alike), each on
-// a fresh pair of queues of the same emulator, measured from the start of
-// the forwarder until the source completed the last message (the target
-// accepted it before); filling the source is outside. It reports both
-// throughputs, their ratio (bridge over baseline), and this process's CPU
-// per message for each (the emulator's own CPU is not counted).
+// BenchmarkForwardVsBaseline moves benchN 100-byte messages from one
+// emulator queue to another, each iteration with three forwarders one
+// after the other (in rotating order, so that a change in the machine's
+// load hits all alike), each on a fresh pair of queues of one emulator:
+//
+//   - baseline: a plain azservicebus loop, peek-lock receive of up to
+//     100, one batch send of their bodies, then the completions side by
+//     side;
+//   - baseline-envelope: the same loop sending what the bridge sends
+//     (message id, creation time, correlation id and the runtime's
+//     x-bridge.* headers), which costs the emulator more per message;
+//   - bridge: this Receiver -> a runtime route (direct_hold,
+//     max_in_flight 100) -> this Sender, on one client as the loops.
+//
+// A run is timed from the start of the forwarder until the source
+// completed the last message (the target accepted it before); filling the
+// source is outside. It reports each throughput, the bridge's ratio to
+// each loop, and per message this process's CPU and the emulator's.
 func BenchmarkForwardVsBaseline(b *testing.B) {
-	if b.N > benchPairs {
-		b.Fatalf("at most %d iterations (-benchtime %dx)", benchPairs, benchPairs)
+	if b.N > benchRounds {
+		b.Fatalf("at most %d iterations (-benchtime %dx)", benchRounds, benchRounds)
 	}
+	impls := []struct {
+		name string
+		run  forwarder
+	}{{"baseline", forwardBaseline(false)}, {"baseline-envelope", forwardBaseline(true)}, {"bridge", forwardBridge}}
 	var ents []sbemu.Entity
-	for i := range 2 * benchPairs {
+	for i := range len(impls) * benchRounds {
 		ents = append(ents, queue(fmt.Sprint("a", i), 30*time.Second), queue(fmt.Sprint("b", i), 30*time.Second))
 	}
 	_, cc := startEmulator(b, ents...)
-	impls := []func(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) (stop func()){forwardBaseline, forwardBridge}
-	var wall, cpu [2]time.Duration
+	bridgeCalls.receives, bridgeCalls.sends = 0, 0
+	wall := make([]time.Duration, len(impls))
+	cpu := make([]time.Duration, len(impls))
+	emu := make([]time.Duration, len(impls))
 	b.ResetTimer()
 	for i := range b.N {
-		for k := range 2 {
-			impl := (i + k) % 2 // alternate which goes first
-			q := 2*i + impl
+		for k := range impls {
+			impl := (i + k) % len(impls)
+			q := len(impls)*i + impl
 			src, dst := fmt.Sprint("a", q), fmt.Sprint("b", q)
 			b.StopTimer()
 			fillQueue(b, cc, src, benchN)
 			b.StartTimer()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			w0, c0 := time.Now(), cpuTime()
-			stop := impls[impl](ctx, b, cc, src, dst)
+			w0, c0, e0 := time.Now(), cpuTime(), childCPU()
+			stop := impls[impl].run(ctx, b, cc, src, dst)
 			wall[impl] += time.Since(w0)
 			cpu[impl] += cpuTime() - c0
+			emu[impl] += childCPU() - e0
 			b.StopTimer()
 			stop()
 			cancel()
@@ -71,12 +88,53 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 		}
 	}
 	msgs := float64(b.N * benchN)
-	base, bridge := msgs/wall[0].Seconds(), msgs/wall[1].Seconds()
-	b.ReportMetric(base, "baseline-msg/s")
-	b.ReportMetric(bridge, "bridge-msg/s")
-	b.ReportMetric(bridge/base, "ratio")
-	b.ReportMetric(float64(cpu[0].Microseconds())/msgs, "baseline-cpu-µs/msg")
-	b.ReportMetric(float64(cpu[1].Microseconds())/msgs, "bridge-cpu-µs/msg")
+	rate := func(i int) float64 { return msgs / wall[i].Seconds() }
+	for i, v := range impls {
+		b.ReportMetric(rate(i), v.name+"-msg/s")
+		b.ReportMetric(float64(cpu[i].Microseconds())/msgs, v.name+"-cpu-µs/msg")
+		b.ReportMetric(float64(emu[i].Microseconds())/msgs, v.name+"-emulator-cpu-µs/msg")
+	}
+	b.ReportMetric(bridgeCalls.receives/msgs*100, "bridge-receives/100msgs")
+	b.ReportMetric(bridgeCalls.sends/msgs*100, "bridge-sends/100msgs")
+	b.ReportMetric(rate(2)/rate(0), "ratio-vs-baseline")
+	b.ReportMetric(rate(2)/rate(1), "ratio-vs-baseline-envelope")
+}
+
+// bridgeCalls adds up the bridge's receive and send calls over a
+// benchmark.
+var bridgeCalls struct{ receives, sends float64 }
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childCPU is the CPU time of this process's running children (the
+// emulator), read from /proc; 0 where there is none.
+func childCPU() time.Duration {
+	me := strconv.Itoa(os.Getpid())
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int
+	for _, f := range stats {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(raw)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 > len(s) {
+			continue
+		}
+		fs := strings.Fields(s[i+2:])
+		if len(fs) < 13 || fs[1] != me {
+			continue
+		}
+		u, _ := strconv.Atoi(fs[11])
+		k, _ := strconv.Atoi(fs[12])
+		ticks += u + k
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // fillQueue sends n 100-byte messages to queue in batches.
@@ -105,70 +163,85 @@ func fillQueue(b testing.TB, cc ClientConfig, queue string, n int) {
 	}
 }
 
-// forwardBaseline is the reference forwarder on the SDK alone. It returns
-// once the source completed benchN messages.
-func forwardBaseline(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) func() {
-	c := newTestClient(b, cc)
-	rcv, err := c.NewReceiverForQueue(src, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	snd, err := c.NewSender(dst, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	stop := func() {
-		_ = rcv.Close(context.Background())
-		_ = snd.Close(context.Background())
-	}
-	for done := 0; done < benchN; {
-		msgs, err := rcv.ReceiveMessages(ctx, benchWindow, nil)
+// forwardBaseline is the reference loop on the SDK alone; with envelope
+// it sends the bridge's message format instead of the bare body.
+func forwardBaseline(envelope bool) forwarder {
+	return func(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) func() {
+		c := newTestClient(b, cc)
+		rcv, err := c.NewReceiverForQueue(src, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for len(msgs) > 0 {
-			batch, err := snd.NewMessageBatch(ctx, nil)
+		snd, err := c.NewSender(dst, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stop := func() {
+			_ = rcv.Close(context.Background())
+			_ = snd.Close(context.Background())
+		}
+		add := func(batch *azservicebus.MessageBatch, m *azservicebus.ReceivedMessage) error {
+			if !envelope {
+				return batch.AddMessage(&azservicebus.Message{Body: m.Body}, nil)
+			}
+			env := messaging.NewEnvelope("", m.Body)
+			env.Headers = map[string]any{messaging.HeaderCorrelationID: env.ID, messaging.HeaderRouteID: "fwd", messaging.HeaderSourceID: "in"}
+			am, err := toMessage(env, outbound{now: time.Now()})
+			if err != nil {
+				return err
+			}
+			return batch.AddAMQPAnnotatedMessage(am, nil)
+		}
+		for done := 0; done < benchN; {
+			msgs, err := rcv.ReceiveMessages(ctx, benchWindow, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n := 0
-			for ; n < len(msgs); n++ {
-				if err := batch.AddMessage(&azservicebus.Message{Body: msgs[n].Body, ApplicationProperties: msgs[n].ApplicationProperties}, nil); err != nil {
-					break
+			for len(msgs) > 0 {
+				batch, err := snd.NewMessageBatch(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-			if err := snd.SendMessageBatch(ctx, batch, nil); err != nil {
-				b.Fatal(err)
-			}
-			var wg sync.WaitGroup
-			for _, m := range msgs[:n] {
-				wg.Go(func() {
-					if err := rcv.CompleteMessage(ctx, m, nil); err != nil {
-						b.Error(err)
+				n := 0
+				for ; n < len(msgs); n++ {
+					if err := add(batch, msgs[n]); err != nil {
+						break
 					}
-				})
+				}
+				if err := snd.SendMessageBatch(ctx, batch, nil); err != nil {
+					b.Fatal(err)
+				}
+				var wg sync.WaitGroup
+				for _, m := range msgs[:n] {
+					wg.Go(func() {
+						if err := rcv.CompleteMessage(ctx, m, nil); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+				done += n
+				msgs = msgs[n:]
 			}
-			wg.Wait()
-			done += n
-			msgs = msgs[n:]
 		}
+		return stop
 	}
-	return stop
 }
 
-// forwardBridge runs the transport's receiver and sender on a runtime
-// route until the source completed benchN messages; stop ends the route.
+// forwardBridge runs this module's receiver and sender on a runtime route
+// until the source completed benchN messages; stop ends the route.
 func forwardBridge(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) func() {
 	mem := telemetry.NewMemory()
-	r, err := NewReceiver(newTestClient(b, cc), ReceiverConfig{Client: cc, Queue: src}, WithMaxInFlight(benchWindow), WithMeter(mem), WithName("in"))
+	c := newTestClient(b, cc) // one connection, as the loops have
+	r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: src}, WithMaxInFlight(benchWindow), WithMeter(mem), WithName("in"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := NewSender(newTestClient(b, cc), SenderConfig{Client: cc, Entity: dst})
+	s, err := NewSender(c, SenderConfig{Client: cc, Entity: dst}, WithMeter(mem), WithName("out"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := runtime.New([]runtime.Route{{ID: "fwd", Receiver: r,
+	rt, err := runtime.New([]runtime.Route{{ID: "fwd", ReceiverID: "in", Receiver: r,
 		Policy:   runtime.Policy{MaxInFlight: benchWindow, OnExpired: runtime.Drop, OnPermanentFailure: runtime.Drop},
 		Bindings: []runtime.Binding{{ID: "b", Sender: s}}}},
 		runtime.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -189,6 +262,8 @@ func forwardBridge(ctx context.Context, b testing.TB, cc ClientConfig, src, dst 
 			b.Fatalf("forwarded %v of %d", mem.Value("gobridge_servicebus_settled_total", "in", outCompleted), benchN)
 		}
 	}
+	bridgeCalls.receives += mem.Value("gobridge_servicebus_receive_calls_total", "in")
+	bridgeCalls.sends += mem.Value("gobridge_servicebus_send_calls_total", "out")
 	return func() {
 		stop()
 		<-done

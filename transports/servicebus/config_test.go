@@ -11,7 +11,7 @@ import (
 func TestReceiverConfigDefaults(t *testing.T) {
 	got := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net"}}.WithDefaults()
 	want := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net", Credential: CredentialConfig{Kind: CredentialDefault}},
-		MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: 2 * time.Second}
+		Links: 1, MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: 2 * time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
@@ -41,9 +41,9 @@ func TestConfigValidate(t *testing.T) {
 		{"queue and topic", ReceiverConfig{Client: cs, Queue: "q", Topic: "t"}.WithDefaults().Validate(), []string{"queue"}},
 		{"topic alone", ReceiverConfig{Client: cs, Topic: "t"}.WithDefaults().Validate(), []string{"subscription"}},
 		{"bad names", ReceiverConfig{Client: cs, Topic: "-t", Subscription: "a/b"}.WithDefaults().Validate(), []string{"topic", "subscription"}},
-		{"ranges", ReceiverConfig{Client: cs, Queue: "q", MaxMessages: 5001, MaxSessions: -1, SessionIdleTimeout: time.Millisecond,
+		{"ranges", ReceiverConfig{Client: cs, Queue: "q", MaxMessages: 5001, MaxSessions: -1, Links: 17, SessionIdleTimeout: time.Millisecond,
 			Retry: "schedule", OnPermanent: "drop", Linger: -1}.WithDefaults().Validate(),
-			[]string{"max_messages", "max_sessions", "session_idle_timeout", "retry", "on_permanent", "linger"}},
+			[]string{"max_messages", "links", "max_sessions", "session_idle_timeout", "retry", "on_permanent", "linger"}},
 		{"sender ranges", SenderConfig{Client: cs, Entity: "a b", BatchWindow: 2 * time.Second}.WithDefaults().Validate(), []string{"entity", "batch_window"}},
 	}
 	for _, tt := range tests {

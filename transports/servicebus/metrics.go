@@ -13,6 +13,7 @@ const (
 // receiverMetrics are a receiver's instruments.
 type receiverMetrics struct {
 	received  telemetry.Counter
+	receives  telemetry.Counter
 	settled   map[string]telemetry.Counter
 	renewals  telemetry.Counter
 	lockLost  telemetry.Counter
@@ -25,6 +26,8 @@ func newReceiverMetrics(m telemetry.Meter, name string) *receiverMetrics {
 	rm := &receiverMetrics{
 		received: m.Counter(telemetry.Desc{Name: "gobridge_servicebus_received_total",
 			Help: "Messages received under a peek lock and handed to the route.", Labels: l}, name),
+		receives: m.Counter(telemetry.Desc{Name: "gobridge_servicebus_receive_calls_total",
+			Help: "Receive calls made (each asks for as many messages as there is room for).", Labels: l}, name),
 		renewals: m.Counter(telemetry.Desc{Name: "gobridge_servicebus_lock_renewals_total",
 			Help: "Message and session locks renewed.", Labels: l}, name),
 		lockLost: m.Counter(telemetry.Desc{Name: "gobridge_servicebus_lock_lost_total",

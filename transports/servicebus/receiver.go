@@ -61,26 +61,54 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	if r.cfg.Sessions {
 		return r.runSessions(ctx, slots, emit)
 	}
-	var (
-		rcv *azservicebus.Receiver
-		err error
-	)
+	links := make([]*azservicebus.Receiver, r.cfg.Links)
 	opts := &azservicebus.ReceiverOptions{ReceiveMode: azservicebus.ReceiveModePeekLock}
-	if r.cfg.Queue != "" {
-		rcv, err = r.client.NewReceiverForQueue(r.cfg.Queue, opts)
-	} else {
-		rcv, err = r.client.NewReceiverForSubscription(r.cfg.Topic, r.cfg.Subscription, opts)
-	}
-	if err != nil {
-		return classify("opening a receiver for "+r.de.entity, err)
+	for i := range links {
+		var err error
+		if r.cfg.Queue != "" {
+			links[i], err = r.client.NewReceiverForQueue(r.cfg.Queue, opts)
+		} else {
+			links[i], err = r.client.NewReceiverForSubscription(r.cfg.Topic, r.cfg.Subscription, opts)
+		}
+		if err != nil {
+			closeLinks(links[:i])
+			return classify("opening a receiver for "+r.de.entity, err)
+		}
 	}
 	var held inFlight
 	defer func() {
 		held.wait(r.cfg.Linger)
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = rcv.Close(cctx)
+		closeLinks(links)
 	}()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var wg sync.WaitGroup
+	for _, l := range links {
+		wg.Go(func() {
+			if err := r.receiveLoop(ctx, l, slots, &held, emit); err != nil {
+				stop(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); permanentStop(err) {
+		return err
+	}
+	return nil
+}
+
+// closeLinks closes receivers, bounded in time.
+func closeLinks(links []*azservicebus.Receiver) {
+	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, l := range links {
+		_ = l.Close(cctx)
+	}
+}
+
+// receiveLoop receives on one link until ctx ends or Service Bus gives a
+// permanent answer, which it returns.
+func (r *Receiver) receiveLoop(ctx context.Context, rcv *azservicebus.Receiver, slots chan struct{}, held *inFlight, emit ports.EmitFunc) error {
 	batch := r.cfg.MaxMessages
 	if batch == 0 {
 		batch = min(r.o.maxInFlight, maxCredits)
@@ -93,6 +121,7 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 			return nil
 		}
 		msgs, err := rcv.ReceiveMessages(ctx, n, nil)
+		r.de.m.receives.Add(1)
 		for range n - len(msgs) {
 			<-slots
 		}

@@ -57,8 +57,9 @@ func NewSender(client *azservicebus.Client, cfg SenderConfig, opts ...Option) (*
 	return &Sender{client: client, cfg: cfg, o: o, m: newSenderMetrics(o.meter, o.name), entities: map[string]*entitySender{}}, nil
 }
 
-// Send sends one message. Concurrent sends to one entity share a
-// SendMessageBatch call: a send waits up to batch_window for others.
+// Send sends one message. Concurrent sends to one entity share
+// SendMessageBatch calls: sends that arrive while a call is under way go
+// together in the next.
 func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	if s.closed.Load() {
 		return fault.ErrUnavailable.WithMessage("servicebus: sender closed")

@@ -5,9 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultSendWindow is the sender's default batch_window.
-const DefaultSendWindow = 5 * time.Millisecond
-
 // SenderConfig is the declarative setup of a Sender, as read from the
 // settings of a `type: servicebus` sender entry.
 type SenderConfig struct {
@@ -21,15 +18,16 @@ type SenderConfig struct {
 	// without one. servicebus.session-id carries a Service Bus source's
 	// session on.
 	SessionIDHeader string `yaml:"session_id_header" json:"session_id_header"`
-	// BatchWindow is how long a Send waits for concurrent sends to the
-	// same entity to share its SendMessageBatch call (5ms). At most 1s.
+	// BatchWindow is how long a Send that finds no send to its entity
+	// under way waits for others to join its SendMessageBatch call (0:
+	// it goes at once; sends that arrive while a call is under way go
+	// together in the next). At most 1s.
 	BatchWindow time.Duration `yaml:"batch_window" json:"batch_window"`
 }
 
-// WithDefaults fills every unset field.
+// WithDefaults fills the client defaults.
 func (c SenderConfig) WithDefaults() SenderConfig {
 	c.Client = c.Client.WithDefaults()
-	setDefault(&c.BatchWindow, DefaultSendWindow)
 	return c
 }
 
@@ -43,8 +41,8 @@ func (c SenderConfig) Validate() error {
 	if !utf8.ValidString(c.SessionIDHeader) {
 		p.add("session_id_header", "must be UTF-8")
 	}
-	if c.BatchWindow <= 0 || c.BatchWindow > time.Second {
-		p.add("batch_window", "must be positive and at most 1s, got %v", c.BatchWindow)
+	if c.BatchWindow < 0 || c.BatchWindow > time.Second {
+		p.add("batch_window", "must be from 0 to 1s, got %v", c.BatchWindow)
 	}
 	return p.err()
 }

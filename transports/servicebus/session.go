@@ -107,6 +107,7 @@ func (r *Receiver) holdSession(ctx context.Context, sr *azservicebus.SessionRece
 		rctx, cancel := context.WithTimeout(sctx, r.cfg.SessionIdleTimeout)
 		msgs, err := sr.ReceiveMessages(rctx, n, nil)
 		cancel()
+		r.de.m.receives.Add(1)
 		for range n - len(msgs) {
 			<-slots
 		}

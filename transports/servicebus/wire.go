@@ -91,8 +91,9 @@ type outbound struct {
 // one data section, the envelope ID as the message id (hashed when longer
 // than Service Bus's 128 characters), the subject and creation time in
 // their native properties, the expiry as the time to live, every header
-// outside HeaderNamespace as an application property, and the bridge's
-// correlation id and content type in their native properties as well.
+// outside HeaderNamespace as an application property, except the
+// bridge's correlation id and content type, which travel in their native
+// properties when those can hold them.
 func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotatedMessage, error) {
 	m := &azservicebus.AMQPAnnotatedMessage{
 		Body:       azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{env.PayloadView()}},
@@ -139,6 +140,10 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 	for k, v := range env.Headers {
 		if inNamespace(k) || !utf8.ValidString(k) || v == nil {
 			continue
+		}
+		if (k == messaging.HeaderCorrelationID && m.Properties.CorrelationID != nil) ||
+			(k == messaging.HeaderContentType && m.Properties.ContentType != nil) {
+			continue // travels in its native property, and comes back from it
 		}
 		if m.ApplicationProperties == nil {
 			m.ApplicationProperties = make(map[string]any, len(env.Headers))
