@@ -100,6 +100,39 @@ func LoadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
+// FindProcessWithEnv returns the PID of a process named comm whose
+// environment holds the entry kv ("NAME=value"), 0 when there is none:
+// how to find the VM a start script spawned under another user and
+// session. Reading another user's environment needs root.
+func FindProcessWithEnv(comm, kv string) int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		c, err := os.ReadFile(filepath.Join(d, "comm"))
+		if err != nil || strings.TrimSpace(string(c)) != comm {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !HasEnvEntry(env, kv) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil {
+			return pid
+		}
+	}
+	return 0
+}
+
+// HasEnvEntry reports whether the NUL-separated contents of a
+// /proc/PID/environ file hold exactly the entry kv.
+func HasEnvEntry(environ []byte, kv string) bool {
+	for e := range bytes.SplitSeq(environ, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
+}
+
 // FindProcess returns the PID of the first process whose command name
 // (/proc/PID/comm) is comm and whose command line contains arg ("" for
 // any); 0 when there is none.

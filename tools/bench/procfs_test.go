@@ -39,6 +39,20 @@ func TestParseStatCPU(t *testing.T) {
 	}
 }
 
+func TestHasEnvEntry(t *testing.T) {
+	env := []byte("HOME=/var/lib/rabbitmq\x00RABBITMQ_NODENAME=bench-1@localhost\x00X=")
+	for kv, want := range map[string]bool{
+		"RABBITMQ_NODENAME=bench-1@localhost": true,
+		"RABBITMQ_NODENAME=bench-1":           false, // a prefix is not the entry
+		"X=":                                  true,
+		"NODENAME=bench-1@localhost":          false,
+	} {
+		if got := HasEnvEntry(env, kv); got != want {
+			t.Errorf("HasEnvEntry(%q) = %v, want %v", kv, got, want)
+		}
+	}
+}
+
 func TestParseStatusKB(t *testing.T) {
 	status := "Name:\tgobridge\nVmPeak:\t  800000 kB\nVmHWM:\t   30720 kB\nVmRSS:\t   20480 kB\n"
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/gobridge-oss/gobridge/tools/bench"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqpio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/mqttio"
 )
 
@@ -21,6 +22,7 @@ type env struct {
 	amqpURL   string
 	rabbitPID int            // beam.smp, for the broker's CPU
 	mosq      *mqttio.Broker // the harness's own Mosquitto, started on demand
+	rabbit    *amqpio.Node   // the harness's own RabbitMQ node, unless -rabbit shared
 	mosqBin   string
 	bridgeEnv []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
 	fwdEnv    []string // and of the reference forwarder
@@ -93,8 +95,29 @@ func (e *env) mosquitto(ctx context.Context) (*mqttio.Broker, error) {
 	return b, nil
 }
 
+// startRabbit starts the harness's own RabbitMQ node and points the runs
+// at it.
+func (e *env) startRabbit(ctx context.Context, bin string) error {
+	// The node runs as the rabbitmq user, who must reach its directory.
+	if err := os.Chmod(e.work, 0o755); err != nil {
+		return err
+	}
+	n, err := amqpio.StartNode(ctx, bin, filepath.Join(e.work, "rabbitmq"))
+	if err != nil {
+		return err
+	}
+	e.rabbit, e.amqpURL = n, n.URL
+	if e.rabbitPID = n.PID(); e.rabbitPID == 0 {
+		return errors.New("the private RabbitMQ node's beam.smp not found")
+	}
+	return nil
+}
+
 // close stops what the environment started.
 func (e *env) close() {
+	if e.rabbit != nil {
+		e.rabbit.Stop()
+	}
 	if e.mosq != nil {
 		e.mosq.Stop()
 	}

@@ -55,6 +55,7 @@ func main() {
 // envFlags are the flags every broker-facing command takes.
 type envFlags struct {
 	repo, work, bridgeBin, fwdBin, amqpURL, mosqBin string
+	rabbit, rabbitBin                               string
 	keep                                            bool
 	bridgeEnv, fwdEnv                               []string
 }
@@ -65,7 +66,9 @@ func (f *envFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keep, "keep", false, "keep the scratch directory (configurations, logs)")
 	fs.StringVar(&f.bridgeBin, "bridge-bin", "", "a prebuilt gobridge binary (default: go build ./distro/cmd/gobridge)")
 	fs.StringVar(&f.fwdBin, "fwd-bin", "", "a prebuilt reference forwarder (default: go build ./tools/bench/cmd/fwd)")
-	fs.StringVar(&f.amqpURL, "amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
+	fs.StringVar(&f.rabbit, "rabbit", "private", "private: start a RabbitMQ node of the harness's own from the machine's installation, so that the broker CPU read is only the runs'; shared: use -amqp (the broker's CPU then includes everyone else's traffic)")
+	fs.StringVar(&f.rabbitBin, "rabbitmq-server", "", "rabbitmq-server script for -rabbit private (default: from PATH or /usr/sbin)")
+	fs.StringVar(&f.amqpURL, "amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL with -rabbit shared")
 	fs.StringVar(&f.mosqBin, "mosquitto", "", "mosquitto binary (default: from PATH or /usr/sbin)")
 	fs.Func("bridge-env", "NAME=VALUE added to the gobridge process's environment (repeatable), e.g. GOGC=200", func(s string) error {
 		if !strings.Contains(s, "=") {
@@ -113,8 +116,19 @@ func (f *envFlags) open(ctx context.Context) (e *env, done func(), err error) {
 		done()
 		return nil, nil, err
 	}
-	if e.rabbitPID = findRabbit(); e.rabbitPID == 0 {
-		fmt.Fprintln(os.Stderr, "benchrun: RabbitMQ's beam.smp not found; broker CPU not measured")
+	switch f.rabbit {
+	case "private":
+		if err := e.startRabbit(ctx, f.rabbitBin); err != nil {
+			done()
+			return nil, nil, err
+		}
+	case "shared":
+		if e.rabbitPID = findRabbit(); e.rabbitPID == 0 {
+			fmt.Fprintln(os.Stderr, "benchrun: RabbitMQ's beam.smp not found; broker CPU not measured")
+		}
+	default:
+		done()
+		return nil, nil, fmt.Errorf("-rabbit %q: private or shared", f.rabbit)
 	}
 	return e, done, nil
 }
