@@ -5,7 +5,7 @@ import itertools
 import sys
 import traceback
 
-from proton import Condition, Delivery, Described, Handler, Link, Message, Terminus, symbol, ulong
+from proton import Condition, Delivery, Described, Link, Message, Terminus, symbol, ulong
 
 import codec
 import message
@@ -42,11 +42,10 @@ def _dotnet_ticks(ms):
     return ms * 10000 + DOTNET_EPOCH_TICKS
 
 
-class Broker(Handler):
+class Broker:
     """Serves the emulated namespace to AMQP clients."""
 
     def __init__(self, ns, max_message_size, log=None):
-        super().__init__()
         self.ns, self.max_size = ns, max_message_size
         self.mgmt = Management(ns)
         self.log = log or (lambda msg: sys.stderr.write(msg + "\n"))
@@ -54,22 +53,20 @@ class Broker(Handler):
 
     # -- timers ---------------------------------------------------------------
 
-    @guarded
-    def on_timer_task(self, event):
-        event.container.schedule(TICK_SECONDS, self)
-        self.ns.tick(lambda c: c.close("com.microsoft:session-lock-lost", "the session lock expired"))
-        now = now_ms()
-        for c in [c for c in self.waiting if c.deadline <= now]:
-            self.waiting.remove(c)
-            if c in c.store.waiters:
-                c.store.waiters.remove(c)
-            self.refuse(c.link, "com.microsoft:timeout", "no session became available in time")
+    def tick(self):
+        """Runs every TICK_SECONDS: lock and session expiry, scheduling, accept-next timeouts."""
+        try:
+            self.ns.tick(lambda c: c.close("com.microsoft:session-lock-lost", "the session lock expired"))
+            now = now_ms()
+            for c in [c for c in self.waiting if c.deadline <= now]:
+                self.waiting.remove(c)
+                if c in c.store.waiters:
+                    c.store.waiters.remove(c)
+                self.refuse(c.link, "com.microsoft:timeout", "no session became available in time")
+        except Exception:  # noqa: BLE001 - the timer must keep running
+            self.log("sbemu: internal error in tick:\n%s" % traceback.format_exc())
 
     # -- connections and sessions ------------------------------------------------
-
-    @guarded
-    def on_connection_bound(self, event):
-        event.transport.sasl().allowed_mechs("ANONYMOUS")
 
     @guarded
     def on_connection_remote_open(self, event):
@@ -82,11 +79,6 @@ class Broker(Handler):
         event.connection.close()
 
     @guarded
-    def on_transport_closed(self, event):
-        if event.connection is not None:
-            self.cleanup(event.connection)
-
-    @guarded
     def on_session_remote_open(self, event):
         event.session.open()
 
@@ -95,6 +87,7 @@ class Broker(Handler):
         event.session.close()
 
     def cleanup(self, conn):
+        """Forgets every link of a connection that is gone."""
         link = conn.link_head(0)
         while link:
             self.detached(link)

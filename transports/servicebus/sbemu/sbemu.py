@@ -15,9 +15,8 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from proton.reactor import Container  # noqa: E402
-
 from broker import TICK_SECONDS, Broker  # noqa: E402
+from loop import Loop  # noqa: E402
 from store import Namespace  # noqa: E402
 
 
@@ -26,15 +25,12 @@ def main(argv):
         cfg = json.load(f)
     ns = Namespace(cfg.get("entities") or [])
     broker = Broker(ns, int(cfg.get("max_message_size") or 262144))
-    container = Container(broker)
-    acceptor = container.acceptor("127.0.0.1", int(cfg.get("port") or 0))
-    port = acceptor._selectable._delegate.getsockname()[1]
-    sys.stdout.write("LISTENING 127.0.0.1:%d\n" % port)
+    loop = Loop(broker, "127.0.0.1", int(cfg.get("port") or 0), TICK_SECONDS)
+    sys.stdout.write("LISTENING 127.0.0.1:%d\n" % loop.port())
     sys.stdout.flush()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     threading.Thread(target=_exit_on_eof, daemon=True).start()
-    container.schedule(TICK_SECONDS, broker)
-    container.run()
+    loop.run()
 
 
 def _exit_on_eof():
