@@ -40,14 +40,16 @@ func decodeCursor(c string) (int64, error) {
 	if err == nil {
 		if rest, ok := strings.CutPrefix(string(raw), cursorPrefix); ok {
 			seq, err := strconv.ParseInt(rest, 10, 64)
-			if err == nil && seq > 0 && strconv.FormatInt(seq, 10) == rest {
+			// The decoder skips line breaks: only the canonical
+			// spelling of a cursor is one.
+			if err == nil && seq > 0 && encodeCursor(seq) == c {
 				return seq, nil
 			}
 		}
 	}
 	short := c
-	if len(short) > 40 {
-		short = short[:40] + "…"
+	if len(short) > 24 {
+		short = short[:24] + "…"
 	}
 	return 0, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("dynamodb store: invalid DLQ cursor %q", short))
 }
