@@ -2,13 +2,17 @@ package sbemu
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidateNamesEveryProblem(t *testing.T) {
@@ -98,5 +102,40 @@ func TestKillThenRestartOnTheSamePort(t *testing.T) {
 	r := newReceiver(t, c, "q", &azservicebus.ReceiverOptions{ReceiveMode: azservicebus.ReceiveModeReceiveAndDelete})
 	if got := bodies(receiveN(ctx, t, r, 1)); got[0] != "after" {
 		t.Errorf("after restart got %q, want only \"after\" (the emulator keeps nothing)", got)
+	}
+}
+
+func TestConfigAppliesDefaults(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Port: 1234, Entities: []Entity{
+		{Name: "q", LockDuration: 1500 * time.Millisecond, MaxDeliveryCount: 2, RequiresSession: true},
+		{Name: "t", Subscriptions: []Subscription{{Name: "s"}, {Name: "x", LockDuration: time.Second, MaxDeliveryCount: 1, RequiresSession: true}}},
+	}}
+	if err := writeFiles(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got wireConfig
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	def := func(name string) wireEntity {
+		return wireEntity{Name: name, LockMS: 30000, MaxDeliveryCount: 10}
+	}
+	want := wireConfig{MaxMessageSize: DefaultMaxMessageSize, Port: 1234, Entities: []wireEntity{
+		{Name: "q", LockMS: 1500, MaxDeliveryCount: 2, RequiresSession: true},
+		{Name: "t", LockMS: 30000, MaxDeliveryCount: 10, Subscriptions: []wireEntity{
+			def("s"), {Name: "x", LockMS: 1000, MaxDeliveryCount: 1, RequiresSession: true}}},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("config.json (-want +got):\n%s", diff)
+	}
+	for _, f := range []string{"sbemu.py", "broker.py", "loop.py", "store.py", "mgmt.py", "message.py", "codec.py", "consumer.py"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("program file %s not written: %v", f, err)
+		}
 	}
 }
