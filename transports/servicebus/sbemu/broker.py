@@ -30,12 +30,17 @@ def guarded(fn):
         try:
             fn(self, event)
         except Exception:  # noqa: BLE001 - anything else would kill the emulator
-            self.log("sbemu: internal error in %s:\n%s" % (fn.__name__, traceback.format_exc()))
+            self.log("internal error in %s: %s" % (fn.__name__, _one_line(traceback.format_exc())))
             endpoint = event.link or event.connection
             if endpoint is not None:
                 endpoint.condition = Condition("amqp:internal-error", "emulator bug: see its log")
                 endpoint.close()
     return run
+
+
+def _one_line(text):
+    """A traceback on one line, so that a log reader keeps it whole."""
+    return " | ".join(line.strip() for line in text.strip().splitlines())
 
 
 def _dotnet_ticks(ms):
@@ -64,7 +69,7 @@ class Broker:
                     c.store.waiters.remove(c)
                 self.refuse(c.link, "com.microsoft:timeout", "no session became available in time")
         except Exception:  # noqa: BLE001 - the timer must keep running
-            self.log("sbemu: internal error in tick:\n%s" % traceback.format_exc())
+            self.log("internal error in tick: %s" % _one_line(traceback.format_exc()))
 
     # -- connections and sessions ------------------------------------------------
 
@@ -265,7 +270,7 @@ class Broker:
     def respond(self, conn, reply_to, resp):
         link = conn.sbemu_replies.get(reply_to)
         if link is None:
-            self.log("sbemu: no reply link for %r" % (reply_to,))
+            self.log("no reply link for %r" % (reply_to,))
             return
         dlv = link.delivery(str(next(_reply_tags)))
         link.send(resp.encode())

@@ -3,6 +3,7 @@ package sbemu
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -137,5 +138,34 @@ func TestConfigAppliesDefaults(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("program file %s not written: %v", f, err)
 		}
+	}
+}
+
+func TestHandlerBugIsLoggedAndTheEmulatorKeepsServing(t *testing.T) {
+	if !Available() {
+		t.Skip("python3-qpid-proton missing")
+	}
+	lines := make(chan string, 100)
+	ctx := testCtx(t)
+	e, err := Start(ctx, Options{Entities: []Entity{{Name: "q"}}, Logf: func(format string, args ...any) {
+		lines <- fmt.Sprintf(format, args...)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	if _, err := e.request(ctx, "sbemu:raise", map[string]any{}); err == nil {
+		t.Fatal("sbemu:raise succeeded, want the failed link's error")
+	}
+	select {
+	case l := <-lines:
+		if !strings.Contains(l, InternalErrorMarker) || !strings.Contains(l, "RuntimeError") {
+			t.Errorf("log line %q, want the internal error with its traceback on one line", l)
+		}
+	case <-ctx.Done():
+		t.Fatal("no log line for the internal error")
+	}
+	if _, err := e.Counts(ctx, "q"); err != nil {
+		t.Fatalf("Counts after the internal error: %v", err)
 	}
 }

@@ -48,6 +48,7 @@ class Management:
             "com.microsoft:set-session-state": self.set_session_state,
             "com.microsoft:get-message-sessions": self.get_message_sessions,
             "sbemu:stats": self.stats,
+            "sbemu:raise": self.fail,
         }
 
     def cbs(self, req, path):
@@ -162,6 +163,10 @@ class Management:
         if not ids:
             return 204, None
         return 200, {"sessions-ids": ids}
+
+    def fail(self, path, body):
+        """Raises, to let tests check that a handler bug does not stop the emulator."""
+        raise RuntimeError("sbemu:raise was asked to fail")
 
     def stats(self, path, body):
         target = body.get("entity") or path
