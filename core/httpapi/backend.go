@@ -71,6 +71,10 @@ type RouteStatus struct {
 	State     string `json:"state"`
 	InFlight  int    `json:"in_flight"`
 	LastError string `json:"last_error,omitempty"`
+	// Role is the route's lease role: RoleStandalone when no lease fences
+	// it, RoleActive while this instance holds one of its leases,
+	// RoleStandby otherwise. Empty when the backend does not know.
+	Role string `json:"role,omitempty"`
 }
 
 // Readiness levels, in increasing order.

@@ -23,7 +23,7 @@ func (b *Bridge) Status(context.Context) httpapi.Status {
 	defer b.mu.Unlock()
 	return httpapi.Status{
 		BridgeID: b.file.Bridge.ID, InstanceID: b.file.Bridge.InstanceID, Deployment: b.file.Bridge.Deployment,
-		Version: b.opts.Version, StartedAt: b.started, Role: httpapi.RoleStandalone,
+		Version: b.opts.Version, StartedAt: b.started, Role: b.leases.roleOf(b.leases.keys()),
 		RouteCount: len(b.file.Routes), ConfigGeneration: b.gen,
 	}
 }
@@ -38,6 +38,7 @@ func (b *Bridge) Routes(context.Context) []httpapi.RouteStatus {
 			DispatchMode: rc.DispatchMode, Bindings: rc.Bindings, State: httpapi.RouteStopped}
 		if rr, ok := b.routes[rc.ID]; ok {
 			st.State, st.LastError = rr.status()
+			st.Role = b.leases.roleOf(rr.leaseKeys)
 		}
 		out = append(out, st)
 	}
@@ -47,11 +48,12 @@ func (b *Bridge) Routes(context.Context) []httpapi.RouteStatus {
 // Readiness is the highest level every part has reached: connected once
 // every session is connected, subscribed once moreover every route runs
 // (its receiver is consuming), full when this instance may also dispatch,
-// which a standalone instance always may.
+// which a standalone or active instance may; the monitor caps a standby
+// (it holds no lease) at subscribed.
 func (b *Bridge) Readiness(ctx context.Context) httpapi.Readiness {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := httpapi.Readiness{Level: httpapi.LevelFull, Role: httpapi.RoleStandalone}
+	r := httpapi.Readiness{Level: httpapi.LevelFull, Role: b.leases.roleOf(b.leases.keys())}
 	if b.started.IsZero() || b.closed {
 		r.Level, r.Detail = httpapi.LevelNone, "not running"
 		return r
@@ -103,7 +105,7 @@ func levelRank(level string) int {
 func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	dh := httpapi.DeepHealth{Role: httpapi.RoleStandalone}
+	dh := httpapi.DeepHealth{Role: b.leases.roleOf(b.leases.keys())}
 	for _, k := range sortedKeys(b.comps) {
 		c := b.comps[k]
 		s, ok := c.value.(ports.Session)
@@ -131,6 +133,7 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 			return err
 		}))
 	}
+	dh.Components = append(dh.Components, b.leases.components()...)
 	for _, rc := range b.file.Routes {
 		c := httpapi.Component{Kind: "route", ID: rc.ID, Status: httpapi.HealthDown, Detail: stateReady}
 		if rr, ok := b.routes[rc.ID]; ok {

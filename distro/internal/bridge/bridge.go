@@ -66,6 +66,7 @@ type Bridge struct {
 	gen    int
 	comps  map[string]*component
 	stores *storeSet
+	leases *leaseSet
 	routes map[string]*routeRun
 	runCtx context.Context // parent of the route runtimes; set by Run
 	closed bool
@@ -95,6 +96,7 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 		return nil, err
 	}
 	b.stores = stores
+	b.leases = newLeaseSet(stores.lease, f.Bridge.InstanceID, b.log.With("component", "lease"), opts.Meter)
 	if err := b.buildComponents(ctx, f, nil); err != nil {
 		b.closeAll(context.WithoutCancel(ctx))
 		return nil, err
@@ -133,6 +135,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		b.mu.Unlock()
 		return errors.Join(err, b.stop(context.WithoutCancel(ctx)))
 	}
+	b.leases.start(runCtx)
 	for _, rr := range b.routes {
 		rr.start(runCtx)
 	}
@@ -156,6 +159,8 @@ func (b *Bridge) stop(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	// The routes' drainers have stopped: the leases can be released.
+	b.leases.stop()
 	close(errs)
 	var all []error
 	for err := range errs {

@@ -40,6 +40,9 @@ func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport,
 	}
 	old := b.file
 	plan := config.Diff(old, nf)
+	if err := refuseClustered(old, nf, plan); err != nil {
+		return ReloadReport{}, err
+	}
 	restart := slices.Concat(plan.Removed, plan.Changed)
 	b.stopRoutes(restart)
 	if err := b.apply(ctx, nf, restart, slices.Concat(plan.Added, plan.Changed)); err != nil {
@@ -51,6 +54,7 @@ func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport,
 		}
 		return ReloadReport{}, err
 	}
+	b.retainLeases()
 	b.rotateKeys(nf)
 	b.gen++
 	pending := config.Diff(b.boot, nf).RestartRequired

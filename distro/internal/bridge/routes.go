@@ -25,6 +25,9 @@ const (
 type routeRun struct {
 	cfg config.Route
 	rt  *runtime.Runtime
+	// leaseKeys are the leases that fence the route's draining; none for
+	// a standalone route.
+	leaseKeys []string
 	log interface {
 		Error(msg string, args ...any)
 	}
@@ -97,11 +100,16 @@ func (b *Bridge) prepareRoute(rc config.Route) (*routeRun, error) {
 	if b.stores.outbox != nil {
 		opts.Outbox = b.stores.outbox
 	}
+	gate, keys, err := b.leases.ensure(b.file, rc)
+	if err != nil {
+		return nil, fmt.Errorf("route %s: %w", rc.ID, err)
+	}
+	opts.LeaseGate = gate
 	rt, err := runtime.New([]runtime.Route{r}, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &routeRun{cfg: rc, rt: rt, log: log, state: stateReady}, nil
+	return &routeRun{cfg: rc, rt: rt, log: log, state: stateReady, leaseKeys: keys}, nil
 }
 
 // start runs the route's runtime until parent ends or stop is called.
