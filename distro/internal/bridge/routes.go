@@ -28,7 +28,7 @@ type routeRun struct {
 	// leaseKeys are the leases that fence the route's draining; none for
 	// a standalone route.
 	leaseKeys []string
-	log interface {
+	log       interface {
 		Error(msg string, args ...any)
 	}
 
