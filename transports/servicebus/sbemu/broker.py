@@ -175,7 +175,11 @@ class Broker:
             self.open_session_link(c)
             return
         props = link.remote_properties or {}
-        c.deadline = now_ms() + int(props.get(TIMEOUT_PROP) or ACCEPT_SESSION_WAIT_MS)
+        # The timer runs every TICK_SECONDS: answer up to one tick early rather
+        # than late, so the client gets com.microsoft:timeout before its own
+        # deadline (which the SDK sets just after the timeout it sends).
+        wait = int(props.get(TIMEOUT_PROP) or ACCEPT_SESSION_WAIT_MS)
+        c.deadline = now_ms() + max(0, wait - int(TICK_SECONDS * 1000))
         store.waiters.append(c)
         self.waiting.append(c)
 
