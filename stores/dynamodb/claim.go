@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"cmp"
 	"context"
+	"strconv"
 	"slices"
 	"sync"
 
@@ -48,7 +49,7 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 		KeyConditionExpression:    aws.String("pk = :pk AND sk > :after"),
 		FilterExpression:          aws.String(claimableFilter),
 		ProjectionExpression:      aws.String(attrSK),
-		ExpressionAttributeValues: values(":pk", avS(pk), ":after", avSK(metaSK), ":now", avS(timeString(now))),
+		ExpressionAttributeValues: values(":pk", avS(pk), ":after", avS(outboxMetaSK), ":now", avS(timeString(now))),
 		ConsistentRead:            aws.Bool(true),
 		Limit:                     aws.Int32(int32(min(limit+claimSlack, 1000))),
 	}
@@ -62,9 +63,9 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 			fail = classify("Query", err)
 			break
 		}
-		cands := make([]int64, len(out.Items))
+		cands := make([]string, len(out.Items))
 		for i, it := range out.Items {
-			cands[i] = getN(it, attrSK)
+			cands[i] = getS(it, attrSK)
 		}
 		for len(cands) > 0 && len(got) < limit && fail == nil {
 			n := min(limit-len(got), len(cands))
@@ -83,7 +84,7 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 	if fail != nil {
 		s.log.Warn("dynamodb store: claim stopped early", "partition", partition, "claimed", len(got), "error", fail)
 	}
-	slices.SortFunc(got, func(a, b item) int { return cmp.Compare(getN(a, attrSK), getN(b, attrSK)) })
+	slices.SortFunc(got, func(a, b item) int { return cmp.Compare(getS(a, attrSK), getS(b, attrSK)) })
 	recs := make([]ports.OutboxRecord, 0, len(got))
 	for _, it := range got {
 		r, err := recordOf(it)
@@ -97,20 +98,20 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 
 // claimItems claims the records seqs of pk concurrently, at most
 // claimConcurrency at a time, and returns the ones it won.
-func (s *Store) claimItems(ctx context.Context, pk string, seqs []int64, tok ports.LeaseToken, now int64) ([]item, error) {
+func (s *Store) claimItems(ctx context.Context, pk string, sks []string, tok ports.LeaseToken, now int64) ([]item, error) {
 	vals := values(":now", avS(timeString(now)), ":until", avS(timeString(now+int64(s.staleClaimAge))),
 		":v", avN(int64(tok.Version)), ":one", avN(1))
-	won := make([]item, len(seqs))
-	errs := make([]error, len(seqs))
+	won := make([]item, len(sks))
+	errs := make([]error, len(sks))
 	sem := make(chan struct{}, s.claimConcurrency)
 	var wg sync.WaitGroup
-	for i, seq := range seqs {
+	for i, sk := range sks {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName:                 aws.String(s.tables.outbox),
-				Key:                       key(pk, seq),
+				Key:                       keyS(pk, sk),
 				UpdateExpression:          aws.String(claimUpdate),
 				ConditionExpression:       aws.String(claimCondition),
 				ExpressionAttributeValues: vals,
@@ -149,7 +150,7 @@ func recordOf(it item) (ports.OutboxRecord, error) {
 	partition := getS(it, attrPK)[len(pkPartition):]
 	id := getS(it, attrCallerID)
 	if id == "" {
-		id = formatRecordID(partition, getN(it, attrSK))
+		id = formatRecordID(partition, getS(it, attrSK))
 	}
 	return ports.OutboxRecord{
 		ID:             id,
@@ -174,7 +175,7 @@ func (s *Store) Depth(ctx context.Context, partition string) (int, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.tables.outbox),
 		KeyConditionExpression:    aws.String("pk = :pk AND sk > :after"),
-		ExpressionAttributeValues: values(":pk", avS(pkPartition+partition), ":after", avSK(metaSK)),
+		ExpressionAttributeValues: values(":pk", avS(pkPartition+partition), ":after", avS(outboxMetaSK)),
 		Select:                    types.SelectCount,
 		ConsistentRead:            aws.Bool(true),
 	}
@@ -205,16 +206,37 @@ func nextPage(in *dynamodb.QueryInput, last item) bool {
 	if len(last) == 0 {
 		return false
 	}
-	pk, sk := getS(last, attrPK), getN(last, attrSK)
+	pk, sk := getS(last, attrPK), canonicalSK(last[attrSK])
 	want := getS(in.ExpressionAttributeValues, ":pk")
 	switch {
-	case pk == want && sk > getN(in.ExpressionAttributeValues, ":after"):
-		in.ExpressionAttributeValues[":after"] = avSK(sk)
+	case pk == want && skAfter(sk, in.ExpressionAttributeValues[":after"]):
+		in.ExpressionAttributeValues[":after"] = sk
 		in.ExclusiveStartKey = nil
 	case pk <= want:
-		in.ExclusiveStartKey = key(pk, sk)
+		in.ExclusiveStartKey = item{attrPK: avS(pk), attrSK: sk}
 	default:
 		return false
 	}
 	return true
+}
+
+// canonicalSK spells a sort key as the store writes it: a number
+// zero-padded, a string as it is.
+func canonicalSK(v types.AttributeValue) types.AttributeValue {
+	if n, ok := v.(*types.AttributeValueMemberN); ok {
+		if x, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+			return avSK(x)
+		}
+	}
+	return v
+}
+
+// skAfter reports whether sort key a comes after b.
+func skAfter(a, b types.AttributeValue) bool {
+	as, aok := a.(*types.AttributeValueMemberS)
+	bs, bok := b.(*types.AttributeValueMemberS)
+	if aok && bok {
+		return as.Value > bs.Value
+	}
+	return getN(item{"v": a}, "v") > getN(item{"v": b}, "v")
 }

@@ -16,7 +16,7 @@ import (
 // location is where a record's item is.
 type location struct {
 	pk       string
-	sk       int64
+	sk       string
 	viaIndex bool // a caller's ID: an index item points here
 }
 
@@ -24,18 +24,18 @@ type location struct {
 // caller's ID is looked up in its index item. found is false for an ID
 // with no index item.
 func (s *Store) locate(ctx context.Context, id string) (location, bool, error) {
-	if part, seq, ok := parseRecordID(id); ok {
-		return location{pk: pkPartition + part, sk: seq}, true, nil
+	if part, sk, ok := parseRecordID(id); ok {
+		return location{pk: pkPartition + part, sk: sk}, true, nil
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.tables.outbox), Key: key(pkIndex+id, metaSK), ConsistentRead: aws.Bool(true)})
+		TableName: aws.String(s.tables.outbox), Key: keyS(pkIndex+id, outboxMetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return location{}, false, classify("GetItem (index)", err)
 	}
 	if out.Item == nil {
 		return location{}, false, nil
 	}
-	return location{pk: getS(out.Item, attrIndexPK), sk: getN(out.Item, attrIndexSK), viaIndex: true}, true, nil
+	return location{pk: getS(out.Item, attrIndexPK), sk: getS(out.Item, attrIndexSK), viaIndex: true}, true, nil
 }
 
 // Complete deletes record id after checking tok against the partition's
@@ -56,16 +56,16 @@ func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) e
 	switch {
 	case loc.viaIndex:
 		_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
+			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: keyS(loc.pk, loc.sk),
 				ConditionExpression: aws.String("attribute_not_exists(pk) OR " + guard), ExpressionAttributeValues: v}},
-			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: key(pkIndex+id, metaSK)}},
+			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: keyS(pkIndex+id, outboxMetaSK)}},
 		}})
 		if conditionCancelled(err) {
 			return staleRecord(id, tok)
 		}
 	default:
 		_, err = s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
+			TableName: aws.String(s.tables.outbox), Key: keyS(loc.pk, loc.sk),
 			ConditionExpression:       aws.String("attribute_not_exists(pk) OR " + guard),
 			ExpressionAttributeValues: v,
 		})
@@ -102,7 +102,7 @@ func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cau
 		":err", avS(msg), ":free", avTime(time.Time{}))
 	const update = "SET na = :next, cv = :v, le = :err, cu = :free ADD rc :one"
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk),
+		TableName: aws.String(s.tables.outbox), Key: keyS(loc.pk, loc.sk),
 		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_exists(pk) AND (attribute_not_exists(cv) OR cv <= :v)"),
 		ExpressionAttributeValues: v,
@@ -117,7 +117,7 @@ func (s *Store) Replay(ctx context.Context, id string, tok ports.LeaseToken, cau
 // refused because a newer token stamped the record.
 func (s *Store) whyRefused(ctx context.Context, loc location, id string, tok ports.LeaseToken) error {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.tables.outbox), Key: key(loc.pk, loc.sk), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.tables.outbox), Key: keyS(loc.pk, loc.sk), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String("pk")})
 	if err != nil {
 		return classify("GetItem", err)

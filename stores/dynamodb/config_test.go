@@ -83,8 +83,8 @@ func TestMissingTables(t *testing.T) {
 		t.Fatalf("Open = %v, want INVALID_CONFIG", err)
 	}
 	for _, want := range []string{
-		"table " + prefix + "outbox does not exist; create it with partition key pk (S), sort key sk (N), or set create_tables: true",
-		"table " + prefix + "dlq does not exist",
+		"table " + prefix + "outbox does not exist; create it with partition key pk (S), sort key sk (S), or set create_tables: true",
+		"table " + prefix + "dlq does not exist; create it with partition key pk (S), sort key sk (N)",
 		"table " + prefix + "lease has another key schema; the store needs partition key pk (S)",
 	} {
 		if !strings.Contains(err.Error(), want) {

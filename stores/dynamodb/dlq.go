@@ -13,6 +13,13 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
+// dlqMetaSK is the sort key of the DLQ's counter and of index items;
+// entries start at 1.
+const dlqMetaSK = 0
+
+// attrSeq is the DLQ counter's attribute.
+const attrSeq = "seq"
+
 // DLQ entry attributes besides the envelope's and the ones shared with
 // outbox records (id, rt, bd, ad).
 const (
@@ -43,7 +50,7 @@ func (s *Store) Write(ctx context.Context, e ports.DLQEntry) error {
 			"dynamodb store: DLQ entry ID %q has the form of the store's own IDs but names no entry", e.ID))
 	}
 	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.tables.dlq), Key: key(pkDLQCount, metaSK),
+		TableName: aws.String(s.tables.dlq), Key: keyN(pkDLQCount, dlqMetaSK),
 		UpdateExpression:          aws.String("ADD #seq :one"),
 		ExpressionAttributeNames:  map[string]string{"#seq": attrSeq},
 		ExpressionAttributeValues: values(":one", avN(1)),
@@ -58,7 +65,7 @@ func (s *Store) Write(ctx context.Context, e ports.DLQEntry) error {
 		_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.tables.dlq), Item: it, ConditionExpression: notThere})
 		return classify("PutItem (DLQ)", err)
 	}
-	idx := item{attrPK: avS(pkIndex + e.ID), attrSK: avSK(metaSK), attrIndexSK: it[attrSK]}
+	idx := item{attrPK: avS(pkIndex + e.ID), attrSK: avSK(dlqMetaSK), attrIndexSK: it[attrSK]}
 	if ttl, ok := it[attrTTL]; ok {
 		idx[attrTTL] = ttl
 	}
@@ -121,7 +128,7 @@ func (s *Store) locateEntry(ctx context.Context, id string) (seq int64, viaIndex
 		return seq, false, true, nil
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.tables.dlq), Key: key(pkIndex+id, metaSK), ConsistentRead: aws.Bool(true)})
+		TableName: aws.String(s.tables.dlq), Key: keyN(pkIndex+id, dlqMetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return 0, false, false, classify("GetItem (DLQ index)", err)
 	}
@@ -133,7 +140,7 @@ func (s *Store) locateEntry(ctx context.Context, id string) (seq int64, viaIndex
 
 func (s *Store) getEntry(ctx context.Context, seq int64) (item, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.tables.dlq), Key: key(pkDLQEntry, seq), ConsistentRead: aws.Bool(true)})
+		TableName: aws.String(s.tables.dlq), Key: keyN(pkDLQEntry, seq), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, classify("GetItem (DLQ)", err)
 	}
@@ -185,15 +192,15 @@ func (s *Store) deleteEntry(ctx context.Context, seq int64, id string, viaIndex 
 	there := aws.String("attribute_exists(pk)")
 	if !viaIndex {
 		_, err := s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: aws.String(s.tables.dlq), Key: key(pkDLQEntry, seq), ConditionExpression: there})
+			TableName: aws.String(s.tables.dlq), Key: keyN(pkDLQEntry, seq), ConditionExpression: there})
 		if isConditionFailed(err) {
 			return false, nil
 		}
 		return err == nil, classify("DeleteItem (DLQ)", err)
 	}
 	_, err := s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: aws.String(s.tables.dlq), Key: key(pkDLQEntry, seq), ConditionExpression: there}},
-		{Delete: &types.Delete{TableName: aws.String(s.tables.dlq), Key: key(pkIndex+id, metaSK)}},
+		{Delete: &types.Delete{TableName: aws.String(s.tables.dlq), Key: keyN(pkDLQEntry, seq), ConditionExpression: there}},
+		{Delete: &types.Delete{TableName: aws.String(s.tables.dlq), Key: keyN(pkIndex+id, dlqMetaSK)}},
 	}})
 	if conditionCancelled(err) {
 		return false, nil

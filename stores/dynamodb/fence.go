@@ -26,7 +26,7 @@ import (
 // nobody took over; it can never touch a record a newer token claimed.
 func (s *Store) fence(ctx context.Context, pk string, tok ports.LeaseToken) error {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.tables.outbox), Key: key(pk, metaSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.tables.outbox), Key: keyS(pk, outboxMetaSK), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String(attrFence),
 	})
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Store) fence(ctx context.Context, pk string, tok ports.LeaseToken) erro
 	}
 	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.tables.outbox),
-		Key:                       key(pk, metaSK),
+		Key:                       keyS(pk, outboxMetaSK),
 		UpdateExpression:          aws.String("SET fv = :v"),
 		ConditionExpression:       aws.String("attribute_not_exists(fv) OR fv <= :v"),
 		ExpressionAttributeValues: values(":v", avN(int64(tok.Version))),

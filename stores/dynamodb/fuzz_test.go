@@ -45,14 +45,15 @@ func FuzzDecodeCursor(f *testing.F) {
 // FuzzParseRecordID checks that exactly the IDs the store makes parse,
 // each back to the partition and sequence number it was made from.
 func FuzzParseRecordID(f *testing.F) {
-	for _, s := range []string{formatRecordID("orders/to-hook", 1), formatRecordID("p", 1<<62), "dd-0000000000000001-", "dd-0000000000000001-cA=",
-		"dd-000000000000000G-cA", "dd-0000000000000000-cA", "caller-chosen-id", "dd-0000000000000001-cB", formatDLQID(7), "dq-000000000000000a"} {
+	for _, s := range []string{formatRecordID("orders/to-hook", formatSK(1, 7)), formatRecordID("p", formatSK(1<<62, 1<<63)),
+		"dd-" + formatSK(5, 5) + "-", "dd-" + formatSK(5, 5) + "-cA=", "dd-" + formatSK(5, 5)[:34] + "G-cA",
+		"caller-chosen-id", formatDLQID(7), "dq-000000000000000a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		if part, seq, ok := parseRecordID(id); ok {
-			if back := formatRecordID(part, seq); back != id {
-				t.Fatalf("parseRecordID(%q) = %q, %d, which formats as %q", id, part, seq, back)
+		if part, sk, ok := parseRecordID(id); ok {
+			if back := formatRecordID(part, sk); back != id {
+				t.Fatalf("parseRecordID(%q) = %q, %q, which formats as %q", id, part, sk, back)
 			}
 		}
 		if seq, ok := parseDLQID(id); ok {

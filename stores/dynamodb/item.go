@@ -54,8 +54,11 @@ func decodeTime(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-// key returns the primary key of an item of a table with a sort key.
-func key(pk string, sk int64) item { return item{attrPK: avS(pk), attrSK: avSK(sk)} }
+// keyN returns the primary key of a DLQ item (a number sort key).
+func keyN(pk string, sk int64) item { return item{attrPK: avS(pk), attrSK: avSK(sk)} }
+
+// keyS returns the primary key of an outbox item (a string sort key).
+func keyS(pk, sk string) item { return item{attrPK: avS(pk), attrSK: avS(sk)} }
 
 func getS(it item, name string) string {
 	if v, ok := it[name].(*types.AttributeValueMemberS); ok {

@@ -27,21 +27,16 @@ const (
 	attrNextTry     = "na" // Unix ns
 	attrClaimUntil  = "cu" // Unix ns; absent when unclaimed
 	attrClaimVer    = "cv" // highest token version that claimed or replayed it
-	attrSeq         = "seq"
 	attrFence       = "fv"
 	attrIndexPK     = "tp" // index item: the record's partition key
 	attrIndexSK     = "ts" // index item: the record's sort key
 	maxLastErrorLen = 4096
 )
 
-// metaSK is the sort key of a partition's counter and fence item; records
-// start at 1.
-const metaSK = 0
-
-// Persist stores recs. Each partition's counter hands out a range of
-// sequence numbers in one conditional-free increment; records whose IDs
-// the store makes then go out with BatchWriteItem (25 per call), which
-// cannot clash because nobody else holds those sequence numbers. A batch
+// Persist stores recs under sort keys from the Store's sequencer (see
+// ids.go). Records whose IDs the store makes go out with BatchWriteItem
+// (25 per call), unconditional puts that cannot clash because no other
+// Store makes the same sort keys. A batch
 // with caller-chosen IDs goes out as one transaction of conditional puts
 // (with an index item per caller ID), so a duplicate fails the whole
 // batch with DUPLICATE_RECORD. Batches too large for one transaction, and
@@ -56,11 +51,8 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	if err != nil {
 		return err
 	}
-	seqs, err := s.allocate(ctx, recs)
-	if err != nil {
-		return err
-	}
 	now := s.clock.Now()
+	sks := s.seq.next(now, len(recs))
 	items := make([]item, 0, len(recs))
 	var indexes []item
 	for i := range recs {
@@ -69,10 +61,10 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		if next.IsZero() {
 			next = now
 		}
-		it := recordItem(r, seqs[i], now, next)
+		it := recordItem(r, sks[i], now, next)
 		items = append(items, it)
 		if r.ID != "" {
-			indexes = append(indexes, item{attrPK: avS(pkIndex + r.ID), attrSK: avSK(metaSK),
+			indexes = append(indexes, item{attrPK: avS(pkIndex + r.ID), attrSK: avS(outboxMetaSK),
 				attrIndexPK: it[attrPK], attrIndexSK: it[attrSK]})
 		}
 	}
@@ -87,7 +79,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 	for i := range recs {
 		r := &recs[i]
 		if r.ID == "" {
-			r.ID = formatRecordID(r.Partition, seqs[i])
+			r.ID = formatRecordID(r.Partition, sks[i])
 		}
 		r.CreatedAt = now
 		if r.NextAttemptAt.IsZero() {
@@ -116,11 +108,11 @@ func (s *Store) checkBatch(ctx context.Context, recs []ports.OutboxRecord) (bool
 			return false, fault.ErrDuplicateRecord.WithMessage(fmt.Sprintf("dynamodb store: record ID %q twice in one batch", clip(r.ID)))
 		}
 		seen[r.ID] = true
-		if part, seq, ok := parseRecordID(r.ID); ok {
+		if part, sk, ok := parseRecordID(r.ID); ok {
 			// The store's own form: the ID names an item, which must
 			// be the record that holds it.
 			out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.tables.outbox),
-				Key: key(pkPartition+part, seq), ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String(attrPK)})
+				Key: keyS(pkPartition+part, sk), ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String(attrPK)})
 			if err != nil {
 				return false, classify("GetItem", err)
 			}
@@ -134,43 +126,9 @@ func (s *Store) checkBatch(ctx context.Context, recs []ports.OutboxRecord) (bool
 	return len(seen) > 0, nil
 }
 
-// allocate takes a range of sequence numbers from the counter of each
-// partition in recs and returns each record's number, in batch order.
-func (s *Store) allocate(ctx context.Context, recs []ports.OutboxRecord) ([]int64, error) {
-	counts := map[string]int64{}
-	var order []string
-	for i := range recs {
-		if counts[recs[i].Partition] == 0 {
-			order = append(order, recs[i].Partition)
-		}
-		counts[recs[i].Partition]++
-	}
-	next := make(map[string]int64, len(order))
-	for _, p := range order {
-		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(s.tables.outbox),
-			Key:                       key(pkPartition+p, metaSK),
-			UpdateExpression:          aws.String("ADD #seq :n"),
-			ExpressionAttributeNames:  map[string]string{"#seq": attrSeq},
-			ExpressionAttributeValues: values(":n", avN(counts[p])),
-			ReturnValues:              types.ReturnValueUpdatedNew,
-		})
-		if err != nil {
-			return nil, classify("UpdateItem (sequence)", err)
-		}
-		next[p] = getN(out.Attributes, attrSeq) - counts[p] + 1
-	}
-	seqs := make([]int64, len(recs))
-	for i := range recs {
-		seqs[i] = next[recs[i].Partition]
-		next[recs[i].Partition]++
-	}
-	return seqs, nil
-}
-
-// recordItem is the stored form of r at sequence number seq.
-func recordItem(r *ports.OutboxRecord, seq int64, now, next time.Time) item {
-	it := item{attrPK: avS(pkPartition + r.Partition), attrSK: avSK(seq)}
+// recordItem is the stored form of r at sort key sk.
+func recordItem(r *ports.OutboxRecord, sk string, now, next time.Time) item {
+	it := item{attrPK: avS(pkPartition + r.Partition), attrSK: avS(sk)}
 	if r.ID != "" {
 		it[attrCallerID] = avS(r.ID)
 	}

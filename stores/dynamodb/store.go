@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,6 +21,7 @@ type Store struct {
 	clock    ports.Clock
 	log      *slog.Logger
 	capacity *capacityMeter
+	seq      *sequencer
 
 	staleClaimAge    time.Duration
 	clockSkew        time.Duration
@@ -56,6 +58,7 @@ func Open(ctx context.Context, c Config, opts ...Option) (*Store, error) {
 		clock:            o.clock,
 		log:              o.logger,
 		capacity:         newCapacityMeter(o.meter, label),
+		seq:              &sequencer{tag: rand.Uint64()},
 		staleClaimAge:    c.StaleClaimAge,
 		clockSkew:        c.ClockSkew,
 		dlqRetention:     c.DLQRetention,

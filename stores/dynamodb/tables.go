@@ -23,20 +23,27 @@ const (
 
 // tableSpec is the key schema one table must have.
 type tableSpec struct {
-	name    string
-	sortKey bool // pk (S) plus sk (N); else pk (S) alone
-	ttl     bool // the ttl attribute removes items
+	name   string
+	skType types.ScalarAttributeType // of the sort key sk; "" for none
+	ttl    bool                      // the ttl attribute removes items
 }
 
 func (s tableSpec) schema() string {
-	if s.sortKey {
-		return "partition key pk (S), sort key sk (N)"
+	if s.skType != "" {
+		return "partition key pk (S), sort key sk (" + string(s.skType) + ")"
 	}
 	return "partition key pk (S)"
 }
 
+// specs are the key schemas: the outbox sorts by a string sequence (see
+// ids.go), the DLQ by its counter's numbers, the lease table has no sort
+// key.
 func (n tableNames) specs() []tableSpec {
-	return []tableSpec{{n.outbox, true, true}, {n.dlq, true, true}, {n.lease, false, false}}
+	return []tableSpec{
+		{n.outbox, types.ScalarAttributeTypeS, true},
+		{n.dlq, types.ScalarAttributeTypeN, true},
+		{n.lease, "", false},
+	}
 }
 
 // activeWait bounds how long a created table may take to become active.
@@ -79,7 +86,7 @@ func isNotFound(err error) bool {
 // checkSchema compares a described table with spec.
 func checkSchema(spec tableSpec, t *types.TableDescription) error {
 	want := map[string]types.KeyType{attrPK: types.KeyTypeHash}
-	if spec.sortKey {
+	if spec.skType != "" {
 		want[attrSK] = types.KeyTypeRange
 	}
 	types_ := map[string]types.ScalarAttributeType{}
@@ -97,7 +104,7 @@ func checkSchema(spec tableSpec, t *types.TableDescription) error {
 			}
 		}
 		// Emulators may leave the attribute definitions out.
-		if len(types_) > 0 && (types_[attrPK] != types.ScalarAttributeTypeS || (spec.sortKey && types_[attrSK] != types.ScalarAttributeTypeN)) {
+		if len(types_) > 0 && (types_[attrPK] != types.ScalarAttributeTypeS || (spec.skType != "" && types_[attrSK] != spec.skType)) {
 			ok = false
 		}
 	}
@@ -115,9 +122,9 @@ func createTable(ctx context.Context, api *dynamodb.Client, c Config, spec table
 			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash}},
 	}
-	if spec.sortKey {
+	if spec.skType != "" {
 		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeN})
+			types.AttributeDefinition{AttributeName: aws.String(attrSK), AttributeType: spec.skType})
 		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange})
 	}
 	if c.BillingMode == BillingProvisioned {
