@@ -62,6 +62,7 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 		ents = append(ents, queue(fmt.Sprint("a", i), 30*time.Second), queue(fmt.Sprint("b", i), 30*time.Second))
 	}
 	_, cc := startEmulator(b, ents...)
+	emulator := children()
 	bridgeCalls.receives, bridgeCalls.sends = 0, 0
 	wall := make([]time.Duration, len(impls))
 	cpu := make([]time.Duration, len(impls))
@@ -76,11 +77,12 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 			fillQueue(b, cc, src, benchN)
 			b.StartTimer()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			w0, c0, e0 := time.Now(), cpuTime(), childCPU()
+			e0 := cpuOf(emulator)
+			w0, c0 := time.Now(), cpuTime()
 			stop := impls[impl].run(ctx, b, cc, src, dst)
 			wall[impl] += time.Since(w0)
 			cpu[impl] += cpuTime() - c0
-			emu[impl] += childCPU() - e0
+			emu[impl] += cpuOf(emulator) - e0
 			b.StopTimer()
 			stop()
 			cancel()
@@ -110,29 +112,44 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// childCPU is the CPU time of this process's running children (the
-// emulator), read from /proc; 0 where there is none.
-func childCPU() time.Duration {
+// children returns the /proc stat files of this process's running
+// children (the emulator).
+func children() []string {
 	me := strconv.Itoa(os.Getpid())
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var ticks int
+	var out []string
 	for _, f := range stats {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			continue
+		if fs := statFields(f); len(fs) >= 13 && fs[1] == me {
+			out = append(out, f)
 		}
-		s := string(raw)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 > len(s) {
-			continue
+	}
+	return out
+}
+
+// statFields returns the fields of a /proc stat file after the command.
+func statFields(path string) []string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 > len(s) {
+		return nil
+	}
+	return strings.Fields(s[i+2:])
+}
+
+// cpuOf adds up the user and system CPU time of the processes whose stat
+// files are given.
+func cpuOf(stats []string) time.Duration {
+	ticks := 0
+	for _, f := range stats {
+		if fs := statFields(f); len(fs) >= 13 {
+			u, _ := strconv.Atoi(fs[11])
+			k, _ := strconv.Atoi(fs[12])
+			ticks += u + k
 		}
-		fs := strings.Fields(s[i+2:])
-		if len(fs) < 13 || fs[1] != me {
-			continue
-		}
-		u, _ := strconv.Atoi(fs[11])
-		k, _ := strconv.Atoi(fs[12])
-		ticks += u + k
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }

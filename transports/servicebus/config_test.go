@@ -11,7 +11,7 @@ import (
 func TestReceiverConfigDefaults(t *testing.T) {
 	got := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net"}}.WithDefaults()
 	want := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net", Credential: CredentialConfig{Kind: CredentialDefault}},
-		Links: 1, MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: 2 * time.Second}
+		Links: 1, ReceiveWait: 5 * time.Millisecond, MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: 2 * time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

@@ -120,6 +120,11 @@ func (r *Receiver) receiveLoop(ctx context.Context, rcv *azservicebus.Receiver, 
 		if n == 0 {
 			return nil
 		}
+		if n < batch/2 {
+			// Busy: wait a little for more room, so that a receive asks
+			// for a batch rather than for what one settlement freed.
+			n += gather(ctx, slots, batch/2-n, r.cfg.ReceiveWait)
+		}
 		msgs, err := rcv.ReceiveMessages(ctx, n, nil)
 		r.de.m.receives.Add(1)
 		for range n - len(msgs) {
@@ -188,6 +193,28 @@ func reserve(ctx context.Context, slots chan struct{}, most int) int {
 		case slots <- struct{}{}:
 			n++
 		default:
+			return n
+		}
+	}
+	return n
+}
+
+// gather takes up to more further slots as they come back, for at most
+// window, and returns how many it took.
+func gather(ctx context.Context, slots chan struct{}, more int, window time.Duration) int {
+	if more <= 0 || window <= 0 {
+		return 0
+	}
+	t := time.NewTimer(window)
+	defer t.Stop()
+	n := 0
+	for n < more {
+		select {
+		case slots <- struct{}{}:
+			n++
+		case <-t.C:
+			return n
+		case <-ctx.Done():
 			return n
 		}
 	}

@@ -215,3 +215,54 @@ func TestSessionsInOrderAndInParallel(t *testing.T) {
 }
 
 var _ = azservicebus.ReceiveModePeekLock
+
+// The same with a session: the session keeper renews the session lock
+// while the slow target holds its message, which reaches the target once
+// and is completed once.
+func TestRuntimeKeepsTheSessionLockWhileTheTargetIsSlow(t *testing.T) {
+	itest.Short(t, "holds a message for 3s")
+	const lock = time.Second
+	e, cc := startEmulator(t, sbemu.Entity{Name: "in", LockDuration: lock, MaxDeliveryCount: 10, RequiresSession: true})
+	mem := telemetry.NewMemory()
+	r, err := NewReceiver(newTestClient(t, cc), ReceiverConfig{Client: cc, Queue: "in", Sessions: true}, WithMaxInFlight(4), WithMeter(mem), WithName("in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &slowSender{hold: 3 * lock, done: make(chan struct{})}
+	runRoute(t, runtime.Route{ID: "r", Receiver: r,
+		Policy:   runtime.Policy{OnExpired: runtime.Drop, OnPermanentFailure: runtime.Drop},
+		Bindings: []runtime.Binding{{ID: "b", Sender: target}}})
+	s, err := NewSender(newTestClient(t, cc), SenderConfig{Client: cc, Entity: "in", SessionIDHeader: "sid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := messaging.NewEnvelope("s", []byte("slow"))
+	env.SetHeader("sid", "only")
+	if err := s.Send(t.Context(), ports.OutboundMessage{Envelope: env}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-target.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the message never reached the target")
+	}
+	completed := func() float64 { return mem.Value("gobridge_servicebus_settled_total", "in", outCompleted) }
+	pollUntil(t, 5*time.Second, "the completion", func() bool { return completed() == 1 })
+	sleep(t.Context(), 2*lock)
+	counts, err := e.Counts(t.Context(), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sbemu.Counts{}, counts); diff != "" {
+		t.Errorf("queue counts (-want +got):\n%s", diff)
+	}
+	if n := target.started.Load(); n != 1 {
+		t.Errorf("the target was asked to send the message %d times, want once", n)
+	}
+	if n := mem.Value("gobridge_servicebus_lock_renewals_total", "in"); n < 3 {
+		t.Errorf("%v session lock renewals, want at least 3 over 3 lock durations", n)
+	}
+	if n := mem.Value("gobridge_servicebus_lock_lost_total", "in"); n != 0 {
+		t.Errorf("%v locks lost", n)
+	}
+}

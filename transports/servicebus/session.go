@@ -83,7 +83,8 @@ func (r *Receiver) holdSession(ctx context.Context, sr *azservicebus.SessionRece
 	r.de.m.sessions.Add(1)
 	r.de.m.sessionUp.Add(1)
 	sctx, lost := context.WithCancelCause(ctx)
-	keeper := r.keepSession(sctx, sr, lost)
+	locks := &sessionLocks{sr: sr}
+	keeper := r.keepSession(sctx, sr, locks, lost)
 	var held inFlight
 	defer func() {
 		held.wait(r.cfg.Linger)
@@ -98,7 +99,6 @@ func (r *Receiver) holdSession(ctx context.Context, sr *azservicebus.SessionRece
 	if batch == 0 {
 		batch = DefaultSessionMaxMessages
 	}
-	locks := sessionLocks{sr}
 	for {
 		n := reserve(sctx, slots, batch)
 		if n == 0 {
@@ -153,10 +153,10 @@ func releaseRest(slots chan struct{}, rest []*azservicebus.ReceivedMessage) {
 // keepSession renews sr's session lock each time a third of it is left,
 // until ctx ends; when a renewal fails it cancels ctx with the error, so
 // that the session's deliveries are abandoned by the runtime.
-func (r *Receiver) keepSession(ctx context.Context, sr *azservicebus.SessionReceiver, lost context.CancelCauseFunc) *sync.WaitGroup {
+func (r *Receiver) keepSession(ctx context.Context, sr *azservicebus.SessionReceiver, locks *sessionLocks, lost context.CancelCauseFunc) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		until := sr.LockedUntil()
+		until := locks.until()
 		period := until.Sub(r.de.now())
 		if until.IsZero() || period <= 0 {
 			return
@@ -166,7 +166,7 @@ func (r *Receiver) keepSession(ctx context.Context, sr *azservicebus.SessionRece
 				return
 			}
 			rctx, cancel := context.WithTimeout(ctx, max(until.Sub(r.de.now()), period/3))
-			err := sr.RenewSessionLock(rctx, nil)
+			next, err := locks.renew(rctx, nil)
 			cancel()
 			if err != nil {
 				if ctx.Err() != nil {
@@ -179,18 +179,33 @@ func (r *Receiver) keepSession(ctx context.Context, sr *azservicebus.SessionRece
 				return
 			}
 			r.de.m.renewals.Add(1)
-			until = sr.LockedUntil()
+			until = next
 		}
 	})
 	return &wg
 }
 
-// sessionLocks renews the session lock that covers a session's messages.
-type sessionLocks struct{ sr *azservicebus.SessionReceiver }
+// sessionLocks renews the session lock that covers a session's messages,
+// for the keeper and the session's deliveries alike. The SDK's session
+// receiver does not guard its lock expiry against concurrent renewals,
+// so every use goes through mu.
+type sessionLocks struct {
+	mu sync.Mutex
+	sr *azservicebus.SessionReceiver
+}
 
-func (l sessionLocks) renew(ctx context.Context, _ *azservicebus.ReceivedMessage) (time.Time, error) {
+func (l *sessionLocks) renew(ctx context.Context, _ *azservicebus.ReceivedMessage) (time.Time, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.sr.RenewSessionLock(ctx, nil); err != nil {
 		return time.Time{}, err
 	}
 	return l.sr.LockedUntil(), nil
+}
+
+// until returns the session lock's expiry.
+func (l *sessionLocks) until() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sr.LockedUntil()
 }
