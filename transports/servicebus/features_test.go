@@ -276,3 +276,39 @@ func TestReceiverLinks(t *testing.T) {
 		t.Errorf("%d deliveries held at once, over max_in_flight %d", most, window)
 	}
 }
+
+// A lock that expired is reported lost by Extend and by Ack, counted,
+// and the message is not completed: Service Bus hands it out again.
+func TestLockLost(t *testing.T) {
+	const lock = 500 * time.Millisecond
+	e, cc := startEmulator(t, queue("q", lock))
+	c := newTestClient(t, cc)
+	s, _ := NewSender(c, SenderConfig{Client: cc, Entity: "q"})
+	if err := s.Send(t.Context(), ports.OutboundMessage{Envelope: messaging.NewEnvelope("s", []byte("late"))}); err != nil {
+		t.Fatal(err)
+	}
+	mem := telemetry.NewMemory()
+	r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: "q"}, WithMeter(mem), WithName("in"), WithMaxInFlight(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, stop := firstDelivery(t, r)
+	defer stop()
+	sleep(t.Context(), 3*lock)
+	if err := d.Extend(t.Context(), time.Now().Add(time.Minute)); err == nil || !lockLost(err) || !fault.IsRecoverable(err) {
+		t.Errorf("Extend after the lock expired = %v, want a transient lock-lost error", err)
+	}
+	if err := d.Ack(t.Context()); err == nil {
+		t.Error("Ack after the lock expired succeeded")
+	}
+	if n := mem.Value("gobridge_servicebus_lock_lost_total", "in"); n != 2 {
+		t.Errorf("%v lost locks counted, want 2 (Extend and Ack)", n)
+	}
+	if n := mem.Value("gobridge_servicebus_settled_total", "in", outCompleted); n != 0 {
+		t.Errorf("%v completions counted", n)
+	}
+	pollUntil(t, 5*time.Second, "the message back in the queue", func() bool {
+		c, err := e.Counts(t.Context(), "q")
+		return err == nil && c.Active+c.Locked == 1
+	})
+}
