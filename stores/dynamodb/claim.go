@@ -3,8 +3,8 @@ package dynamodb
 import (
 	"cmp"
 	"context"
-	"strconv"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,9 +14,10 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// claimSlack is how many candidates beyond the limit one page of a
-// claim's query reads, for records other claimers take meanwhile.
-const claimSlack = 32
+// A page of a claim's query reads twice the limit (at most maxClaimPage
+// items): room for records other claimers hold or take meanwhile, while a
+// query bills every item it reads, filtered out or not.
+const maxClaimPage = 1000
 
 // Expressions of the claim: a record is claimable when it is stored, due, unclaimed or claimed longer ago than the stale-claim
 // age, and not stamped by a newer token.
@@ -51,7 +52,7 @@ func (s *Store) Claim(ctx context.Context, partition string, tok ports.LeaseToke
 		ProjectionExpression:      aws.String(attrSK),
 		ExpressionAttributeValues: values(":pk", avS(pk), ":after", avS(outboxMetaSK), ":now", avS(timeString(now))),
 		ConsistentRead:            aws.Bool(true),
-		Limit:                     aws.Int32(int32(min(limit+claimSlack, 1000))),
+		Limit:                     aws.Int32(int32(min(2*limit, maxClaimPage))),
 	}
 	var (
 		got  []item

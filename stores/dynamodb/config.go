@@ -76,7 +76,19 @@ type Config struct {
 	// ClaimConcurrency bounds the conditional updates one Claim runs at a
 	// time (8).
 	ClaimConcurrency int `yaml:"claim_concurrency" json:"claim_concurrency"`
+	// PayloadCompression is deflate (default: payloads of 256 bytes or
+	// more are stored deflated when that saves an eighth) or none.
+	PayloadCompression Compression `yaml:"payload_compression" json:"payload_compression"`
 }
+
+// Compression is how payloads are stored.
+type Compression string
+
+// Compressions.
+const (
+	CompressionDeflate Compression = "deflate"
+	CompressionNone    Compression = "none"
+)
 
 // WithDefaults fills the zero fields that have a default.
 func (c Config) WithDefaults() Config {
@@ -97,6 +109,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ClaimConcurrency == 0 {
 		c.ClaimConcurrency = DefaultClaimConcurrency
+	}
+	if c.PayloadCompression == "" {
+		c.PayloadCompression = CompressionDeflate
 	}
 	return c
 }
@@ -169,6 +184,9 @@ func (c Config) Validate() error {
 	}
 	if c.ClaimConcurrency < 1 {
 		add("claim_concurrency", "%d is below 1", c.ClaimConcurrency)
+	}
+	if c.PayloadCompression != CompressionDeflate && c.PayloadCompression != CompressionNone {
+		add("payload_compression", "must be deflate or none, got %q", c.PayloadCompression)
 	}
 	return errors.Join(errs...)
 }

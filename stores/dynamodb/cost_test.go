@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,14 +96,31 @@ func (e *estimator) bill(op string, in, out any) {
 		}
 		e.read[op] += readUnits(n)
 	case *dynamodb.QueryInput:
-		n := 0
-		if o, ok := out.(*dynamodb.QueryOutput); ok && o != nil {
-			for _, it := range o.Items {
-				n += itemBytes(it)
-			}
-		}
-		e.read[op] += readUnits(n)
+		e.read[op] += readUnits(e.evaluated(v))
 	}
+}
+
+// evaluated is the size of what a query reads: the items of its partition
+// after its ":after" bound, up to its limit, filtered out or not (a
+// filter does not lower the bill).
+func (e *estimator) evaluated(q *dynamodb.QueryInput) int {
+	prefix := *q.TableName + "\x00" + getS(q.ExpressionAttributeValues, ":pk") + "\x00"
+	after := prefix + skString(q.ExpressionAttributeValues[":after"])
+	var keys []string
+	for k := range e.size {
+		if strings.HasPrefix(k, prefix) && k > after {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if q.Limit != nil && int(*q.Limit) < len(keys) {
+		keys = keys[:*q.Limit]
+	}
+	n := 0
+	for _, k := range keys {
+		n += e.size[k]
+	}
+	return n
 }
 
 func (e *estimator) put(table string, it item) float64 {
@@ -119,7 +137,15 @@ func (e *estimator) del(table string, key item) float64 {
 }
 
 func itemKey(table string, it item) string {
-	return table + "\x00" + getS(it, attrPK) + "\x00" + fmt.Sprint(getN(it, attrSK))
+	return table + "\x00" + getS(it, attrPK) + "\x00" + skString(it[attrSK])
+}
+
+// skString spells a sort key so that strings compare as the keys do.
+func skString(v types.AttributeValue) string {
+	if _, ok := v.(*types.AttributeValueMemberN); ok {
+		return fmt.Sprintf("%019d", getN(item{"v": v}, "v"))
+	}
+	return getS(item{"v": v}, "v")
 }
 
 func itemBytes(it item) int {
@@ -163,14 +189,20 @@ type costRun struct {
 
 // measure persists n messages in batches of batch, claims them batch at a
 // time and completes each, as a shared_outbox route's drainer does.
-func measure(t *testing.T, emu *emulator, payload func(i int) []byte, n, batch int, leased bool) costRun {
+func measure(t *testing.T, emu *emulator, payload func(i int) []byte, n, batch int, leased, compress bool) costRun {
 	t.Helper()
 	est := newEstimator()
-	s := emu.open(t, emu.prefix(), clock.NewFake(testStart()), WithClientOptions(est.option))
+	cfg := emu.config(emu.prefix())
+	if !compress {
+		cfg.PayloadCompression = CompressionNone
+	}
+	s, err := Open(t.Context(), cfg, WithClock(clock.NewFake(testStart())), WithClientOptions(est.option))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := t.Context()
 	tok := ports.LeaseToken{}
 	if leased {
-		var err error
 		if tok, err = s.Acquire(ctx, "outbox/orders/to-hook", "bridge-a", 360e9); err != nil {
 			t.Fatal(err)
 		}
@@ -252,22 +284,37 @@ func TestWriteCostPerMessage(t *testing.T) {
 	emu := newEmulator(t)
 	const n = 100
 	var runs []costRun
-	for _, p := range []struct {
-		name string
-		gen  func(int) []byte
-	}{{"json", jsonPayload(1024)}, {"random", randomPayload(1024)}, {"json-512", jsonPayload(512)}} {
-		for _, batch := range []int{1, 10, 25} {
-			r := measure(t, emu, p.gen, n, batch, false)
-			r.payload = p.name
-			runs = append(runs, r)
-		}
-		r := measure(t, emu, p.gen, n, 10, true)
-		r.payload = p.name
-		runs = append(runs, r)
+	cases := []struct {
+		name     string
+		gen      func(int) []byte
+		compress bool
+		want     float64 // write units per message, unleased
+	}{
+		{"json", jsonPayload(1024), true, 3},
+		{"json/none", jsonPayload(1024), false, 6},
+		{"random", randomPayload(1024), true, 6},
+		{"json-512", jsonPayload(512), true, 3},
 	}
-	t.Log("payload  bytes batch leased | WCU/msg persist claim complete total | RCU/msg | requests/msg")
+	for _, c := range cases {
+		for _, batch := range []int{1, 10, 25} {
+			r := measure(t, emu, c.gen, n, batch, false, c.compress)
+			r.payload = c.name
+			runs = append(runs, r)
+			if got := (r.persist + r.claim + r.complete) / n; got != c.want {
+				t.Errorf("%s, batch %d: %.2f write units per message, want %.2f", c.name, batch, got, c.want)
+			}
+		}
+		r := measure(t, emu, c.gen, n, 10, true, c.compress)
+		r.payload = c.name
+		runs = append(runs, r)
+		// A leased drain raises the partition's fence once: one unit.
+		if got := (r.persist + r.claim + r.complete) / n; got != c.want+1.0/n {
+			t.Errorf("%s, leased: %.2f write units per message, want %.2f", c.name, got, c.want+1.0/n)
+		}
+	}
+	t.Log("payload    bytes batch leased | WCU/msg persist claim complete total | RCU/msg | requests/msg")
 	for _, r := range runs {
-		t.Logf("%-8s %5d %5d %6v | %7.2f %5.2f %8.2f %5.2f | %7.2f | %6.2f", r.payload, r.size, r.batch, r.leased,
+		t.Logf("%-10s %5d %5d %6v | %7.2f %5.2f %8.2f %5.2f | %7.2f | %6.2f", r.payload, r.size, r.batch, r.leased,
 			r.persist/n, r.claim/n, r.complete/n, (r.persist+r.claim+r.complete)/n, r.read/n, float64(r.requests)/n)
 	}
 }

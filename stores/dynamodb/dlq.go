@@ -96,7 +96,7 @@ func (s *Store) entryItem(e *ports.DLQEntry, seq int64) item {
 	if s.dlqRetention > 0 {
 		it[attrTTL] = avN(s.clock.Now().Add(s.dlqRetention).Add(time.Second - 1).Unix())
 	}
-	putEnvelope(it, e.Envelope)
+	putEnvelope(it, e.Envelope, s.compress)
 	return it
 }
 

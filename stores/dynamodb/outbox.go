@@ -61,7 +61,7 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 		if next.IsZero() {
 			next = now
 		}
-		it := recordItem(r, sks[i], now, next)
+		it := s.recordItem(r, sks[i], now, next)
 		items = append(items, it)
 		if r.ID != "" {
 			indexes = append(indexes, item{attrPK: avS(pkIndex + r.ID), attrSK: avS(outboxMetaSK),
@@ -127,7 +127,7 @@ func (s *Store) checkBatch(ctx context.Context, recs []ports.OutboxRecord) (bool
 }
 
 // recordItem is the stored form of r at sort key sk.
-func recordItem(r *ports.OutboxRecord, sk string, now, next time.Time) item {
+func (s *Store) recordItem(r *ports.OutboxRecord, sk string, now, next time.Time) item {
 	it := item{attrPK: avS(pkPartition + r.Partition), attrSK: avS(sk)}
 	if r.ID != "" {
 		it[attrCallerID] = avS(r.ID)
@@ -147,7 +147,7 @@ func recordItem(r *ports.OutboxRecord, sk string, now, next time.Time) item {
 	}
 	it[attrCreated] = avTime(now)
 	it[attrNextTry] = avTime(next)
-	putEnvelope(it, r.Envelope)
+	putEnvelope(it, r.Envelope, s.compress)
 	return it
 }
 

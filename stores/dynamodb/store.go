@@ -27,6 +27,7 @@ type Store struct {
 	clockSkew        time.Duration
 	dlqRetention     time.Duration
 	claimConcurrency int
+	compress         bool
 }
 
 // The store implements the three store ports.
@@ -63,6 +64,7 @@ func Open(ctx context.Context, c Config, opts ...Option) (*Store, error) {
 		clockSkew:        c.ClockSkew,
 		dlqRetention:     c.DLQRetention,
 		claimConcurrency: c.ClaimConcurrency,
+		compress:         c.PayloadCompression == CompressionDeflate,
 	}
 	if o.skew != nil {
 		s.clockSkew = max(*o.skew, 0)
