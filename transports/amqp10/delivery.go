@@ -82,8 +82,17 @@ func (d *delivery) Extend(context.Context, time.Time) error {
 }
 
 // RedeliveryCount is the header's delivery-count: how many earlier
-// deliveries of the message failed.
-func (d *delivery) RedeliveryCount() (int, bool) { return redeliveryCount(d.msg.Header) }
+// deliveries of the message failed. With retry: released there is no
+// count: a peer never counts a release (AMQP 1.0 forbids raising
+// delivery-count for one) and may redeliver on the same link with
+// first-acquirer still set, so the header cannot tell the bridge's own
+// retries from a first delivery; the runtime counts the attempts instead.
+func (d *delivery) RedeliveryCount() (int, bool) {
+	if d.retry == RetryReleased {
+		return 0, false
+	}
+	return redeliveryCount(d.msg.Header)
+}
 
 // redeliveryCount reads a message header. A delivery-count of 0 is only
 // trusted together with first-acquirer: RabbitMQ 3.x never raises the

@@ -14,7 +14,8 @@
 // the route settled them: Ack disposes accepted, Retry disposes modified
 // with delivery-failed (or released) after the requested delay, and a
 // delivery the route refuses is released. The message header's
-// delivery-count is the redelivery count.
+// delivery-count is the redelivery count, except with Retry released: a
+// peer does not count releases, so the runtime counts attempts itself.
 //
 // Sender sends unsettled, many deliveries in flight per link, and maps
 // the peer's outcome to an error: rejected is permanent, released and

@@ -104,47 +104,6 @@ func TestSbemuModifiedRedeliversOnTheSameLink(t *testing.T) {
 	}
 }
 
-// TestSbemuReleasedRedelivers: with retry: released the message comes back
-// on the same link. The emulator does not count a release as a failed
-// delivery: the redelivery carries delivery-count 0 and first-acquirer
-// set, so the runtime sees count 0 every time (attempt 1 for its backoff)
-// and counts the attempts itself.
-func TestSbemuReleasedRedelivers(t *testing.T) {
-	p := sbemuPeer(t, sbemuQueue{name: "orders", lock: 10 * time.Second})
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := newRawClient(t, p).publish(ctx, "orders", messaging.NewEnvelope("orders.created", []byte("again"))); err != nil {
-		t.Fatal(err)
-	}
-	m := telemetry.NewMemory()
-	r, err := NewReceiver(newTestSession(t, p), ReceiverConfig{Address: "orders", Retry: RetryReleased}, WithName("r"), WithMeter(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := collect(ctx, t, r)
-	first := next()
-	if err := first.Retry(ctx, 0, nil); err != nil {
-		t.Fatalf("Retry: %v", err)
-	}
-	again := next()
-	if again.Envelope().ID != first.Envelope().ID || string(again.Envelope().PayloadView()) != "again" {
-		t.Errorf("redelivered ID %q payload %q, want %q %q", again.Envelope().ID, again.Envelope().PayloadView(), first.Envelope().ID, "again")
-	}
-	if n, known := countOf(t, again); n != 0 || !known {
-		t.Errorf("redelivery count %d (known %v); the emulator keeps 0 with first-acquirer across a release", n, known)
-	}
-	if err := again.Ack(ctx); err != nil {
-		t.Fatalf("Ack: %v", err)
-	}
-	waitStats(ctx, t, p, "orders", func(c sbemuCounts) bool { return c == sbemuCounts{} })
-	if got := m.Value("gobridge_amqp10_receiver_attaches_total", "r"); got != 1 {
-		t.Errorf("%v attaches, want 1 (redelivered on the same link)", got)
-	}
-	if got := m.Value("gobridge_amqp10_dispositions_total", "r", dispReleased); got != 1 {
-		t.Errorf("%v released dispositions, want 1", got)
-	}
-}
-
 // TestSbemuAttemptNumberFollowsDeliveryCount runs a route whose only
 // destination always fails transiently over a message the peer has
 // already counted twice (a plain go-amqp client disposed it modified
