@@ -76,8 +76,9 @@ type Config struct {
 	// ClaimConcurrency bounds the conditional updates one Claim runs at a
 	// time (8).
 	ClaimConcurrency int `yaml:"claim_concurrency" json:"claim_concurrency"`
-	// PayloadCompression is deflate (default: payloads of 256 bytes or
-	// more are stored deflated when that saves an eighth) or none.
+	// PayloadCompression is deflate (default: the payload of an item over
+	// 1 KiB is stored deflated when that lowers the item's write units) or
+	// none.
 	PayloadCompression Compression `yaml:"payload_compression" json:"payload_compression"`
 }
 

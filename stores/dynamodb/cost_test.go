@@ -148,33 +148,6 @@ func skString(v types.AttributeValue) string {
 	return getS(item{"v": v}, "v")
 }
 
-func itemBytes(it item) int {
-	n := 0
-	for name, v := range it {
-		n += len(name) + valueBytes(v)
-	}
-	return n
-}
-
-func valueBytes(v types.AttributeValue) int {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(x.Value)
-	case *types.AttributeValueMemberN:
-		digits := strings.TrimLeft(strings.TrimLeft(x.Value, "-"), "0")
-		return (len(digits)+1)/2 + 1
-	case *types.AttributeValueMemberB:
-		return len(x.Value)
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range x.Value {
-			n += len(k) + valueBytes(e)
-		}
-		return n
-	}
-	return 1
-}
-
 // costRun is one measured drain: what n messages cost from persist to
 // complete.
 type costRun struct {

@@ -96,7 +96,10 @@ func (s *Store) entryItem(e *ports.DLQEntry, seq int64) item {
 	if s.dlqRetention > 0 {
 		it[attrTTL] = avN(s.clock.Now().Add(s.dlqRetention).Add(time.Second - 1).Unix())
 	}
-	putEnvelope(it, e.Envelope, s.compress)
+	putEnvelope(it, e.Envelope)
+	if s.compress {
+		shrink(it)
+	}
 	return it
 }
 

@@ -23,12 +23,14 @@ const (
 	attrDeflated   = "pz" // the payload, deflated (RFC 1951)
 )
 
-// Payload compression: a payload of at least compressMin bytes is stored
-// deflated when that saves at least an eighth of it. DynamoDB bills
-// writes by the started KiB of the item, so a 1 KiB JSON payload that
-// deflates to 400 bytes halves what every write of its record costs.
+// Payload compression: DynamoDB bills every write of an item by its
+// started KiB, so the payload of an item over 1 KiB is stored deflated
+// when that makes the item cost fewer units. A 1 KiB JSON payload that
+// deflates to 400 bytes halves what each write of its record costs; an
+// item within 1 KiB is never compressed, since it costs one unit anyway
+// and deflating costs tens of microseconds of CPU.
 const (
-	compressMin = 256
+	billingUnit = 1024
 	maxInflated = 64 << 20 // bounds what a stored payload may inflate to
 )
 
@@ -37,11 +39,27 @@ var deflaters = sync.Pool{New: func() any {
 	return w
 }}
 
-// deflate returns p deflated, or nil when that does not pay.
-func deflate(p []byte) []byte {
-	if len(p) < compressMin {
-		return nil
+// shrink stores the payload of it deflated when that lowers the write
+// units of the item.
+func shrink(it item) {
+	p := getB(it, attrPayload)
+	size := itemBytes(it)
+	if len(p) == 0 || size <= billingUnit {
+		return
 	}
+	z := deflate(p)
+	if z == nil {
+		return
+	}
+	smaller := size - len(p) - len(attrPayload) + len(z) + len(attrDeflated)
+	if (smaller+billingUnit-1)/billingUnit < (size+billingUnit-1)/billingUnit {
+		delete(it, attrPayload)
+		it[attrDeflated] = avB(z)
+	}
+}
+
+// deflate returns p deflated, or nil when it does not get smaller.
+func deflate(p []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(p) / 2)
 	w := deflaters.Get().(*flate.Writer)
@@ -50,7 +68,7 @@ func deflate(p []byte) []byte {
 	if _, err := w.Write(p); err != nil {
 		return nil
 	}
-	if err := w.Close(); err != nil || buf.Len() > len(p)-len(p)/8 {
+	if err := w.Close(); err != nil || buf.Len() >= len(p) {
 		return nil
 	}
 	return buf.Bytes()
@@ -66,10 +84,9 @@ func inflate(z []byte) ([]byte, error) {
 	return p, err
 }
 
-// putEnvelope adds env's attributes to it, the payload deflated when
-// compress is set and that pays. DynamoDB copies the payload while
-// serialising the request, so lending the backing array is safe.
-func putEnvelope(it item, env *messaging.Envelope, compress bool) {
+// putEnvelope adds env's attributes to it. DynamoDB copies the payload
+// while serialising the request, so lending the backing array is safe.
+func putEnvelope(it item, env *messaging.Envelope) {
 	it[attrEnvID] = avS(env.ID)
 	it[attrSubject] = avS(env.Subject)
 	if h := encodeHeaders(env.Headers); h != nil {
@@ -79,16 +96,7 @@ func putEnvelope(it item, env *messaging.Envelope, compress bool) {
 	if !env.ExpiresAt.IsZero() {
 		it[attrEnvExpires] = avTime(env.ExpiresAt)
 	}
-	p := env.PayloadView()
-	switch {
-	case len(p) == 0:
-	case compress:
-		if z := deflate(p); z != nil {
-			it[attrDeflated] = avB(z)
-			break
-		}
-		fallthrough
-	default:
+	if p := env.PayloadView(); len(p) > 0 {
 		it[attrPayload] = avB(p)
 	}
 }

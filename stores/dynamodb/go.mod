@@ -4,6 +4,10 @@ go 1.26.0
 
 replace github.com/gobridge-oss/gobridge/core => ../../core
 
+// The SQLite store is a test dependency only: the persist benchmark runs
+// both stores in one run.
+replace github.com/gobridge-oss/gobridge/stores/sqlite => ../sqlite
+
 require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.19
@@ -11,6 +15,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.1
 	github.com/aws/smithy-go v1.28.9
 	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/truora/minidyn v0.8.2
 )
@@ -28,4 +33,5 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/mattn/go-sqlite3 v1.14.53 // indirect
 )

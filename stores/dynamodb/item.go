@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -95,6 +96,35 @@ func getTime(it item, name string) time.Time {
 func has(it item, name string) bool {
 	_, ok := it[name]
 	return ok
+}
+
+// itemBytes is an item's size as DynamoDB bills it: attribute names and
+// values, a number at (significant digits + 1) / 2 + 1 bytes.
+func itemBytes(it item) int {
+	n := 0
+	for name, v := range it {
+		n += len(name) + valueBytes(v)
+	}
+	return n
+}
+
+func valueBytes(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberN:
+		digits := strings.TrimLeft(strings.TrimLeft(x.Value, "-"), "0")
+		return (len(digits)+1)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range x.Value {
+			n += len(k) + valueBytes(e)
+		}
+		return n
+	}
+	return 1
 }
 
 // values builds an expression value map from name, value pairs.

@@ -147,7 +147,10 @@ func (s *Store) recordItem(r *ports.OutboxRecord, sk string, now, next time.Time
 	}
 	it[attrCreated] = avTime(now)
 	it[attrNextTry] = avTime(next)
-	putEnvelope(it, r.Envelope, s.compress)
+	putEnvelope(it, r.Envelope)
+	if s.compress {
+		shrink(it)
+	}
 	return it
 }
 
