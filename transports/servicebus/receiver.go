@@ -280,5 +280,5 @@ func (f *inFlight) wait(d time.Duration) {
 // permanentStop reports whether err ends Run: the entity is missing or
 // access is denied.
 func permanentStop(err error) bool {
-	return err != nil && !fault.IsRecoverable(err) && !errors.Is(err, context.Canceled)
+	return err != nil && !fault.IsRecoverable(err) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
