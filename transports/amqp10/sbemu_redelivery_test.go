@@ -14,26 +14,48 @@ import (
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
-// collect runs r until the test ends and returns a function that waits
-// for the next delivery it hands over.
-func collect(ctx context.Context, t *testing.T, r *Receiver) func() ports.Delivery {
+// collect runs r until the test ends and returns the deliveries it hands
+// over.
+func collect(ctx context.Context, t *testing.T, r *Receiver) *collected {
 	t.Helper()
-	got := make(chan ports.Delivery, 16)
+	c := &collected{t: t, ctx: ctx, ch: make(chan ports.Delivery, 16)}
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() {
-		ran <- r.Run(runCtx, func(_ context.Context, d ports.Delivery) error { got <- d; return nil })
+		ran <- r.Run(runCtx, func(_ context.Context, d ports.Delivery) error { c.ch <- d; return nil })
 	}()
 	t.Cleanup(func() { stop(); <-ran })
-	return func() ports.Delivery {
-		t.Helper()
-		select {
-		case d := <-got:
-			return d
-		case <-ctx.Done():
-			t.Fatal("no delivery arrived")
-			return nil
-		}
+	return c
+}
+
+// collected is what collect hands over.
+type collected struct {
+	t   *testing.T
+	ctx context.Context
+	ch  chan ports.Delivery
+}
+
+// next waits for the next delivery.
+func (c *collected) next() ports.Delivery {
+	c.t.Helper()
+	select {
+	case d := <-c.ch:
+		return d
+	case <-c.ctx.Done():
+		c.t.Fatal("no delivery arrived")
+		return nil
+	}
+}
+
+// none returns a delivery that arrives within quiet, or nil.
+func (c *collected) none(quiet time.Duration) ports.Delivery {
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	select {
+	case d := <-c.ch:
+		return d
+	case <-t.C:
+		return nil
 	}
 }
 
@@ -62,7 +84,8 @@ func TestSbemuModifiedRedeliversOnTheSameLink(t *testing.T) {
 	if r.cfg.Retry != RetryModified {
 		t.Fatalf("default retry mode %q, want modified", r.cfg.Retry)
 	}
-	next := collect(ctx, t, r)
+	deliveries := collect(ctx, t, r)
+	next := deliveries.next
 	d := next()
 	id := d.Envelope().ID
 	for want := range 3 {

@@ -31,7 +31,8 @@ func TestSbemuReleasedRedelivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := collect(ctx, t, r)
+	deliveries := collect(ctx, t, r)
+	next := deliveries.next
 	first := next()
 	if err := first.Retry(ctx, 0, nil); err != nil {
 		t.Fatalf("Retry: %v", err)
