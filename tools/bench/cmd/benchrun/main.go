@@ -7,6 +7,7 @@
 //	benchrun loadgen [flags]     publish N stamped messages (AMQP 0-9-1 or MQTT)
 //	benchrun sink [flags]        count stamped messages on an AMQP queue
 //	benchrun chart -in results.json -o chart.svg   redraw a matrix's summary and chart
+//	benchrun startup [-n 5]      exec-to-ready time and idle RSS on the quickstart
 //
 // Run it from anywhere inside the repository (it finds go.work); it needs
 // RabbitMQ (-amqp) and the mosquitto binary, and prints Markdown tables.
@@ -43,8 +44,10 @@ func main() {
 		err = sinkCmd(ctx, args)
 	case "chart":
 		err = chartCmd(args)
+	case "startup":
+		err = startupCmd(ctx, args)
 	default:
-		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink, chart)", cmd)
+		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink, chart, startup)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -122,6 +125,7 @@ func (f *envFlags) open(ctx context.Context) (e *env, done func(), err error) {
 			done()
 			return nil, nil, err
 		}
+	case "none": // a command that needs no broker
 	case "shared":
 		if e.rabbitPID = findRabbit(); e.rabbitPID == 0 {
 			fmt.Fprintln(os.Stderr, "benchrun: RabbitMQ's beam.smp not found; broker CPU not measured")
