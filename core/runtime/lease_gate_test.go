@@ -211,3 +211,52 @@ func TestLeasedDrainerDrainsOnlyWhileHolding(t *testing.T) {
 		t.Errorf("complete token versions (-want +got):\n%s", diff)
 	}
 }
+
+// replayCountingOutbox counts replays.
+type replayCountingOutbox struct {
+	*tokenOutbox
+	replays atomic.Int32
+}
+
+func (o *replayCountingOutbox) Replay(ctx context.Context, id string, tok ports.LeaseToken, cause error, next time.Time) error {
+	o.replays.Add(1)
+	return o.tokenOutbox.Replay(ctx, id, tok, cause, next)
+}
+
+// TestSteppedDownDrainerLeavesItsBatchClaimed: when the step-down grace
+// ends with a send still in progress, the record is neither completed,
+// replayed nor dead-lettered: it stays claimed for the lease's next
+// holder.
+func TestSteppedDownDrainerLeavesItsBatchClaimed(t *testing.T) {
+	recv := memtransport.NewReceiver(memtransport.Options{})
+	snd := newGateSender()
+	ob := &replayCountingOutbox{tokenOutbox: &tokenOutbox{fakeOutbox: newFakeOutbox()}}
+	dlq := newMemDLQ()
+	gate := newTestGate()
+	start(t, []runtime.Route{outboxRoute(recv, snd, runtime.Policy{})},
+		runtime.Options{DLQ: dlq, Outbox: ob, LeaseGate: gate})
+	term := gate.grant(3)
+	publish(t, recv, messaging.NewEnvelope("s", []byte("x")))
+	snd.waitEntered(t, 1)
+	term.lose() // the grace is over while the send hangs
+	waitFor(t, "the term released", func() bool { return gate.held.Load() == 0 })
+	if n := ob.len(); n != 1 {
+		t.Fatalf("outbox holds %d records, want the 1 in hand", n)
+	}
+	fo := ob.fakeOutbox
+	fo.mu.Lock()
+	claimed := false
+	for _, r := range fo.recs {
+		claimed = r.claimed
+	}
+	fo.mu.Unlock()
+	if !claimed {
+		t.Error("the record in hand was released; it must stay claimed for the next holder")
+	}
+	if n := ob.replays.Load(); n != 0 {
+		t.Errorf("%d replays after the step-down, want none", n)
+	}
+	if n := len(dlq.all()); n != 0 {
+		t.Errorf("%d dead letters after the step-down, want none", n)
+	}
+}
