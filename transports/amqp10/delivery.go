@@ -72,7 +72,12 @@ func (d *delivery) Reject(ctx context.Context, category ports.DLQCategory, reaso
 	if !d.reject {
 		return fault.ErrNotSupported.WithMessage("amqp10: on_permanent is dlq for this receiver")
 	}
-	e := &amqp.Error{Condition: amqp.ErrCond("gobridge:" + string(category)), Description: string(fault.CodeOf(reason))}
+	// The condition says why to any peer; the info map repeats it under
+	// the names Azure Service Bus reads for a dead letter's reason and
+	// description, which peers without such a convention ignore.
+	cond, code := "gobridge:"+string(category), string(fault.CodeOf(reason))
+	e := &amqp.Error{Condition: amqp.ErrCond(cond), Description: code,
+		Info: map[string]any{"DeadLetterReason": cond, "DeadLetterErrorDescription": code}}
 	return d.settle(ctx, dispRejected, func(ctx context.Context) error { return d.link.rcv.RejectMessage(ctx, d.msg, e) })
 }
 
