@@ -2,10 +2,11 @@ package config
 
 // notSupportedYet refuses the keys that are parsed and documented but that
 // nothing acts on yet. Clustering itself runs (leases, fenced draining,
-// failover); what is refused is the part of it not built yet: deferring
-// an exclusive source's connect until the lease is won, releasing the
-// lease on a broker outage, managed subscriptions and unfenced
-// direct_hold. Accepting them would let a configuration promise a
+// failover, sources that connect after the lease); what is refused is the
+// part of it not built yet: deferring the connect of an MQTT source (its
+// session, not only its receiver, would have to wait for the lease),
+// releasing the lease on a broker outage, managed subscriptions and
+// unfenced direct_hold. Accepting them would let a configuration promise a
 // behaviour that does not happen.
 func (v *validator) notSupportedYet() {
 	if v.f.Stores.ManagedSubscriptions != nil {
@@ -22,11 +23,21 @@ func (v *validator) notSupportedYet() {
 			continue
 		}
 		sp := join(path, "session")
-		if s.ConnectAfterLease == nil || *s.ConnectAfterLease {
-			v.addf(join(sp, "connect_after_lease"), "not supported yet: the receiver cannot wait for the lease yet (it runs on every instance and only the draining is leased); set connect_after_lease: false")
+		if (s.ConnectAfterLease == nil || *s.ConnectAfterLease) && v.receiverType(r.ReceiverID) == "mqtt" {
+			v.addf(join(sp, "connect_after_lease"), "not supported yet for an MQTT source: its session connects, and resumes its subscriptions, before the lease is won; use a $share/ subscription and set connect_after_lease: false")
 		}
 		if b := s.BrokerHealthStepDown; b != nil && !b.Off {
 			v.addf(join(sp, "broker_health_step_down"), "not supported yet: a broker outage does not release the lease; set it to off")
 		}
 	}
+}
+
+// receiverType returns the type of the receiver id, or "".
+func (v *validator) receiverType(id string) string {
+	for _, rc := range v.f.Receivers {
+		if rc.ID == id {
+			return rc.Type
+		}
+	}
+	return ""
 }

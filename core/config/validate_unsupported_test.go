@@ -21,8 +21,12 @@ func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
 	}{
 		{"managed subscriptions store", func(f *File) { f.Stores.ManagedSubscriptions = &Store{Type: "x"} }, []string{"stores.managed_subscriptions"}},
 		{"allow_unfenced", func(f *File) { f.Routes[0].Policy.AllowUnfenced = true }, []string{"routes[0].policy.allow_unfenced"}},
-		{"connect_after_lease omitted", func(f *File) { f.Routes[0].Session = session() }, []string{"routes[0].session.connect_after_lease"}},
-		{"connect_after_lease true", func(f *File) {
+		{"connect_after_lease omitted on an MQTT source", func(f *File) {
+			f.Receivers[0].Type = "mqtt"
+			f.Routes[0].Session = session()
+		}, []string{"routes[0].session.connect_after_lease"}},
+		{"connect_after_lease true on an MQTT source", func(f *File) {
+			f.Receivers[0].Type = "mqtt"
 			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
 		}, []string{"routes[0].session.connect_after_lease"}},
 		{"broker_health_step_down duration", func(f *File) {
@@ -55,8 +59,17 @@ func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
 }
 
 // TestClusteringKeysThatRunAreAccepted: a clustered deployment with a
-// lease store and route session blocks validates.
+// lease store and route session blocks validates, connect_after_lease
+// included for a source that is not MQTT.
 func TestClusteringKeysThatRunAreAccepted(t *testing.T) {
+	t.Run("connect_after_lease", func(t *testing.T) {
+		f := base(t)
+		f.Bridge.Deployment = DeploymentClustered
+		withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
+		if _, err := f.Validate(); err != nil {
+			t.Fatalf("Validate() = %v", err)
+		}
+	})
 	off := false
 	slo := 10 * time.Second
 	f := base(t)

@@ -574,3 +574,153 @@ func (c *testCluster) checkRoles(active *clusterNode) {
 		}
 	}
 }
+
+func exclusiveConfig(id string, p testPorts, in, out string) string {
+	return fmt.Sprintf(`
+bridge: {id: cl, deployment: clustered, instance_id: %s, shutdown_timeout: 5s}
+sessions:
+  - id: rabbit
+    type: amqp091
+    settings:
+      url: amqp://guest:guest@127.0.0.1:5672/
+      connection_name: gobridge-cluster-%s
+      topology:
+        queues: [{name: %s}, {name: %s}]
+receivers:
+  - id: orders-in
+    type: amqp091
+    session_id: rabbit
+    settings: {queue: %s, exclusive: true, prefetch: 50, retry: {mode: requeue}}
+senders:
+  - id: rabbit-out
+    type: amqp091
+    session_id: rabbit
+    settings: {app_id: %s}
+bindings:
+  - {id: to-rabbit, sender_id: rabbit-out, address: %s}
+routes:
+  - id: orders
+    receiver_id: orders-in
+    bindings: [to-rabbit]
+    session:
+      session_id: rabbit
+      sender_id: rabbit-out
+      lease_ttl: %s
+      step_down_grace: 1s
+stores:
+  dlq: {type: sqlite, settings: {path: cluster.db, shared: true}}
+  lease: {type: sqlite, settings: {path: cluster.db, shared: true}}
+http:
+  admin_addr: "127.0.0.1:%d"
+  monitor_addr: "127.0.0.1:%d"
+  admin_api_key: %s
+`, id, id, in, out, in, id, out, clusterTTL, p.admin, p.monitor, testKey)
+}
+
+// TestClusterExclusiveSourceFailover: a direct_hold route from an
+// exclusive AMQP consumer, whose source connects only on the instance
+// that holds the session's lease (connect_after_lease, the default). The
+// standbys do not consume; when the active instance is killed, a standby
+// connects its source within lease_ttl + 1s, without restarting, and
+// every message published arrives.
+func TestClusterExclusiveSourceFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for half a minute")
+	}
+	brokerUp(t, "127.0.0.1:5672")
+	kills := envInt("GOBRIDGE_CLUSTER_KILLS", 3)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	in, out := "gobridge-excl-in-"+suffix, "gobridge-excl-out-"+suffix
+	c := &testCluster{t: t, dir: t.TempDir(), queue: out}
+	for i := range 3 {
+		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
+		node.cfg = filepath.Join(c.dir, node.id+".yaml")
+		if err := os.WriteFile(node.cfg, []byte(exclusiveConfig(node.id, node.p, in, out)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.nodes = append(c.nodes, node)
+	}
+	for _, node := range c.nodes {
+		node.start(t, c.dir)
+	}
+	c.sink = newSink(t, out)
+	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
+	c.active(nil)
+	// Only the active instance consumes: the standbys' sources are not
+	// connected.
+	consumers := func() int {
+		q, err := ch.QueueDeclarePassive(in, true, false, false, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.Consumers
+	}
+	eventually(t, "one consumer on the source queue", func() bool { return consumers() == 1 }, nil)
+
+	// Publish numbered messages at a steady rate while the active
+	// instance is killed again and again.
+	stop := make(chan struct{})
+	var published []int
+	pubDone := make(chan struct{})
+	go func() {
+		defer close(pubDone)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for seq := 1; ; seq++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			body := fmt.Sprintf(`{"seq":%d}`, seq)
+			err := ch.PublishWithContext(context.Background(), "", in, false, false,
+				amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(body), Headers: amqp.Table{"gobridge.subject": "orders"}})
+			if err != nil {
+				return
+			}
+			published = append(published, seq)
+		}
+	}()
+	var failovers []time.Duration
+	for k := range kills {
+		time.Sleep(2 * time.Second)
+		victim, _ := c.active(nil)
+		killed := time.Now()
+		if err := victim.proc.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		victim.proc.done <- <-victim.proc.done
+		next, _ := c.active(victim)
+		took := time.Since(killed)
+		failovers = append(failovers, took)
+		t.Logf("kill %d: %s killed, %s connected its source after %v", k+1, victim.id, next.id, took)
+		victim.start(t, c.dir)
+		if role, _ := victim.readiness("subscribed"); role != "standby" {
+			t.Errorf("%s restarted as %q, want standby", victim.id, role)
+		}
+		if n := consumers(); n != 1 {
+			t.Errorf("%d consumers on the source queue with one active instance, want 1", n)
+		}
+	}
+	close(stop)
+	<-pubDone
+	c.waitDelivered(published)
+	dups := c.sink.duplicates(nil)
+	t.Logf("%d messages published, all delivered; %d duplicates over %d kills; failover median %v, max %v",
+		len(published), dups, kills, median(failovers), slices.Max(failovers))
+	if max := slices.Max(failovers); max > clusterTTL+time.Second {
+		t.Errorf("a failover took %v, more than lease_ttl + 1s = %v", max, clusterTTL+time.Second)
+	}
+	if limit := kills * 50; dups > limit {
+		t.Errorf("%d duplicates, more than the prefetch (50) per kill (%d)", dups, limit)
+	}
+}

@@ -81,7 +81,9 @@ func (b *Bridge) Readiness(ctx context.Context) httpapi.Readiness {
 		if rr, ok := b.routes[rc.ID]; ok {
 			state, _ = rr.status()
 		}
-		if state != stateRunning {
+		// An exclusive route waiting for its lease is where a standby
+		// should be; the monitor caps the standby at subscribed.
+		if state != stateRunning && state != stateStandby {
 			lower(httpapi.LevelConnected, "route "+rc.ID+" is "+state)
 		}
 	}
@@ -141,6 +143,8 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 			c.Detail = state
 			if state == stateRunning {
 				c.Status, c.Detail = httpapi.HealthUp, ""
+			} else if state == stateStandby {
+				c.Status = httpapi.HealthUp
 			} else if lastErr != "" {
 				c.Detail = state + ": " + lastErr
 			}
@@ -189,7 +193,7 @@ func (b *Bridge) Redrive(ctx context.Context, entryID string) (string, error) {
 	if !ok {
 		return "", fault.ErrNotFound.WithMessage(fmt.Sprintf("route %q of DLQ entry %q is not configured", e.RouteID, entryID))
 	}
-	return rr.rt.Redrive(ctx, entryID)
+	return rr.currentRuntime().Redrive(ctx, entryID)
 }
 
 // Config returns the running configuration, secrets redacted by the

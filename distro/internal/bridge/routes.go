@@ -28,8 +28,12 @@ type routeRun struct {
 	// leaseKeys are the leases that fence the route's draining; none for
 	// a standalone route.
 	leaseKeys []string
-	log       interface {
+	// excl is set for a route whose source connects only on the holder
+	// of its session's lease.
+	excl *exclusive
+	log  interface {
 		Error(msg string, args ...any)
+		Info(msg string, args ...any)
 	}
 
 	mu      sync.Mutex
@@ -109,7 +113,13 @@ func (b *Bridge) prepareRoute(rc config.Route) (*routeRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &routeRun{cfg: rc, rt: rt, log: log, state: stateReady, leaseKeys: keys}, nil
+	rr := &routeRun{cfg: rc, rt: rt, log: log, state: stateReady, leaseKeys: keys}
+	if connectsAfterLease(rc) {
+		if rr.excl, err = b.exclusiveOf(rc, r, opts, keys); err != nil {
+			return nil, err
+		}
+	}
+	return rr, nil
 }
 
 // start runs the route's runtime until parent ends or stop is called.
@@ -121,7 +131,12 @@ func (rr *routeRun) start(parent context.Context) {
 	rr.mu.Unlock()
 	go func() {
 		defer close(done)
-		err := rr.rt.Run(ctx)
+		var err error
+		if rr.excl != nil {
+			err = rr.runExclusive(ctx)
+		} else {
+			err = rr.rt.Run(ctx)
+		}
 		rr.mu.Lock()
 		defer rr.mu.Unlock()
 		if err != nil {
@@ -150,6 +165,27 @@ func (rr *routeRun) stop() error {
 		return fault.ErrUnavailable.WithMessage(rr.lastErr)
 	}
 	return nil
+}
+
+// setState records the route's state.
+func (rr *routeRun) setState(state, lastErr string) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.state, rr.lastErr = state, lastErr
+}
+
+// currentRuntime returns the runtime of the route's current term.
+func (rr *routeRun) currentRuntime() *runtime.Runtime {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	return rr.rt
+}
+
+// setRuntime replaces the runtime for a new term.
+func (rr *routeRun) setRuntime(rt *runtime.Runtime) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.rt = rt
 }
 
 // status returns the route's state and last error.
