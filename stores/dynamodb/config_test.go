@@ -13,6 +13,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
 )
 
@@ -129,5 +130,29 @@ func TestFactory(t *testing.T) {
 	}
 	if s, ok := built.(*Store); !ok || s.staleClaimAge.String() != "10s" {
 		t.Errorf("Build = %T %+v, want a *Store with a 10s stale-claim age", built, built)
+	}
+}
+
+// TestItemTooLarge checks that a message over DynamoDB's item limit is
+// refused before it is sent, as PAYLOAD_TOO_LARGE, for both the outbox and
+// the DLQ.
+func TestItemTooLarge(t *testing.T) {
+	emu := newEmulator(t)
+	cfg := emu.config(emu.prefix())
+	cfg.PayloadCompression = CompressionNone
+	s, err := Open(t.Context(), cfg, WithClock(clock.NewFake(testStart())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := records("p", 2, 1024)
+	recs[1].Envelope.SetPayload(make([]byte, 401*1024))
+	if err := s.Persist(t.Context(), recs); !errors.Is(err, fault.ErrPayloadTooLarge) {
+		t.Errorf("Persist of a 401 KiB payload = %v, want PAYLOAD_TOO_LARGE", err)
+	}
+	if n, err := s.Depth(t.Context(), "p"); err != nil || n != 0 {
+		t.Errorf("Depth = %d, %v; want 0 (nothing of the batch stored)", n, err)
+	}
+	if err := s.Write(t.Context(), ports.DLQEntry{Envelope: recs[1].Envelope}); !errors.Is(err, fault.ErrPayloadTooLarge) {
+		t.Errorf("Write of a 401 KiB payload = %v, want PAYLOAD_TOO_LARGE", err)
 	}
 }

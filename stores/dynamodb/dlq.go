@@ -60,6 +60,9 @@ func (s *Store) Write(ctx context.Context, e ports.DLQEntry) error {
 		return classify("UpdateItem (DLQ sequence)", err)
 	}
 	it := s.entryItem(&e, getN(out.Attributes, attrSeq))
+	if err := checkSize(it, "the DLQ entry"); err != nil {
+		return err
+	}
 	notThere := aws.String("attribute_not_exists(pk)")
 	if e.ID == "" {
 		_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.tables.dlq), Item: it, ConditionExpression: notThere})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/gobridge-oss/gobridge/core/fault"
 )
 
 // item is one DynamoDB item.
@@ -96,6 +98,19 @@ func getTime(it item, name string) time.Time {
 func has(it item, name string) bool {
 	_, ok := it[name]
 	return ok
+}
+
+// maxItemBytes is DynamoDB's limit on an item's size.
+const maxItemBytes = 400 * 1024
+
+// checkSize refuses an item DynamoDB would refuse, before it is sent, with
+// PAYLOAD_TOO_LARGE naming what.
+func checkSize(it item, what string) error {
+	if n := itemBytes(it); n > maxItemBytes {
+		return fault.ErrPayloadTooLarge.WithMessage(fmt.Sprintf(
+			"dynamodb store: %s is %d bytes stored, over DynamoDB's 400 KB item limit", what, n))
+	}
+	return nil
 }
 
 // itemBytes is an item's size as DynamoDB bills it: attribute names and

@@ -62,6 +62,9 @@ func (s *Store) Persist(ctx context.Context, recs []ports.OutboxRecord) error {
 			next = now
 		}
 		it := s.recordItem(r, sks[i], now, next)
+		if err := checkSize(it, fmt.Sprintf("record %d", i)); err != nil {
+			return err
+		}
 		items = append(items, it)
 		if r.ID != "" {
 			indexes = append(indexes, item{attrPK: avS(pkIndex + r.ID), attrSK: avS(outboxMetaSK),
