@@ -50,6 +50,72 @@ def skip(buf, pos):
     return end
 
 
+# Format codes a value may use (decimals left out: not every client decodes them).
+_KNOWN = frozenset([0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55,
+                    0x56, 0x60, 0x61, 0x70, 0x71, 0x72, 0x73, 0x80, 0x81, 0x82, 0x83, 0x98,
+                    0xA0, 0xA1, 0xA3, 0xB0, 0xB1, 0xB3, 0xC0, 0xC1, 0xD0, 0xD1, 0xE0, 0xF0])
+
+
+def walk(buf, pos, depth=0):
+    """Like skip, but checks every nested value too; returns the offset past it.
+
+    skip trusts the sizes of lists, maps and arrays. walk looks inside them,
+    so that a value the emulator copies into a new message (a batch member)
+    is one every client can decode again.
+    """
+    if depth > 32:
+        raise CodecError("values nested too deep")
+    if pos >= len(buf):
+        raise CodecError("truncated value")
+    code = buf[pos]
+    if code == 0x00:
+        return walk(buf, walk(buf, pos + 1, depth + 1), depth + 1)
+    return _walk_body(buf, code, pos + 1, depth)
+
+
+def _walk_body(buf, code, p, depth):
+    """Checks the encoding after format code `code`, starting at p."""
+    if code not in _KNOWN:
+        raise CodecError("unsupported format code 0x%02x" % code)
+    nib = code >> 4
+    if nib in _FIXED:
+        end = p + _FIXED[nib]
+        if end > len(buf):
+            raise CodecError("truncated value")
+        return end
+    width = 1 if nib in (0xA, 0xC, 0xE) else 4
+    if p + width > len(buf):
+        raise CodecError("truncated size")
+    start = p + width
+    end = start + (buf[p] if width == 1 else struct.unpack_from(">I", buf, p)[0])
+    if end > len(buf):
+        raise CodecError("value runs past the end")
+    if nib in (0xA, 0xB):
+        return end
+    if end < start + width:
+        raise CodecError("compound too short for its count")
+    count = buf[start] if width == 1 else struct.unpack_from(">I", buf, start)[0]
+    q = start + width
+    if nib in (0xC, 0xD):
+        if code in (0xC1, 0xD1) and count % 2:
+            raise CodecError("map with an odd number of elements")
+        for _ in range(count):
+            q = walk(buf, q, depth + 1)
+    elif count:
+        if q < end and buf[q] == 0x00:  # described elements
+            q = walk(buf, q + 1, depth + 1)
+        if q >= end:
+            raise CodecError("array without an element constructor")
+        elem, q = buf[q], q + 1
+        for _ in range(count):
+            q = _walk_body(buf, elem, q, depth + 1)
+    else:
+        return end
+    if q != end:
+        raise CodecError("compound size does not match its elements")
+    return end
+
+
 def split_sections(buf):
     """Splits an encoded message into [(code, start, end)], in order."""
     out, pos, last = [], 0, 0

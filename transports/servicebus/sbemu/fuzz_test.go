@@ -3,6 +3,7 @@ package sbemu
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -49,18 +50,22 @@ func FuzzTransferRoundTrip(f *testing.F) {
 			Annotations:           amqp.Annotations{"x-user": text},
 		}
 		if err := snd.Send(ctx, msg, nil); err != nil {
-			// Refusing a message is fine (the emulator rejected what it could
-			// not parse); dying is not.
-			select {
-			case <-e.Done():
-				t.Fatalf("emulator exited after a send: %v", err)
-			default:
+			// The emulator rejecting what it cannot parse is fine, and so is
+			// go-amqp refusing to encode (invalid UTF-8); a dead link or a
+			// dead emulator is not.
+			var amqpErr *amqp.Error
+			var linkErr *amqp.LinkError
+			var connErr *amqp.ConnError
+			switch {
+			case errors.As(err, &amqpErr) && amqpErr.Condition == "amqp:decode-error":
+			case errors.As(err, &amqpErr), errors.As(err, &linkErr), errors.As(err, &connErr), ctx.Err() != nil:
+				t.Fatalf("Send of body %x text %q: %v", body, text, err)
 			}
 			return
 		}
 		got, err := rcv.Receive(ctx, nil)
 		if err != nil {
-			t.Fatalf("Receive: %v", err)
+			t.Fatalf("Receive after sending body %x text %q: %v", body, text, err)
 		}
 		var inner amqp.Message
 		if len(got.Data) != 1 || !bytes.Equal(got.Data[0], body) {

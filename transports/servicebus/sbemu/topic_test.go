@@ -77,7 +77,7 @@ func TestScheduleAndCancel(t *testing.T) {
 	c := newClient(t, e)
 	ctx := testCtx(t)
 	s := newSender(t, c, "q")
-	at := time.Now().Add(700 * time.Millisecond)
+	at := time.Now().Add(2 * time.Second) // time enough to cancel one, even on a loaded machine
 	seqs, err := s.ScheduleMessages(ctx, []*azservicebus.Message{{Body: []byte("kept")}, {Body: []byte("cancelled")}}, at, nil)
 	if err != nil || len(seqs) != 2 {
 		t.Fatalf("ScheduleMessages = %v, %v; want two sequence numbers", seqs, err)
@@ -88,7 +88,7 @@ func TestScheduleAndCancel(t *testing.T) {
 	}
 	waitCounts(ctx, t, e, "q", Counts{Scheduled: 1})
 	// The annotation path: a message sent with ScheduledEnqueueTime.
-	later := time.Now().Add(900 * time.Millisecond)
+	later := at.Add(200 * time.Millisecond)
 	if err := s.SendMessage(ctx, &azservicebus.Message{Body: []byte("annotated"), ScheduledEnqueueTime: &later}, nil); err != nil {
 		t.Fatalf("SendMessage with ScheduledEnqueueTime: %v", err)
 	}
