@@ -133,3 +133,37 @@ func BenchmarkForward(b *testing.B) {
 		moved += len(msgs)
 	}
 }
+
+// BenchmarkSendBatch measures sending alone: batches of 100 messages of
+// 256 bytes. b.N counts messages.
+func BenchmarkSendBatch(b *testing.B) {
+	e := StartForTest(b, Options{Entities: []Entity{{Name: "bench"}}})
+	c, err := azservicebus.NewClientFromConnectionString(e.ConnectionString(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	defer func() { _ = c.Close(ctx) }()
+	s, err := c.NewSender("bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := make([]byte, 256)
+	b.ResetTimer()
+	for sent := 0; sent < b.N; {
+		batch, err := s.NewMessageBatch(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 100 && sent < b.N; i++ {
+			if err := batch.AddMessage(&azservicebus.Message{Body: body}, nil); err != nil {
+				b.Fatal(err)
+			}
+			sent++
+		}
+		if err := s.SendMessageBatch(ctx, batch, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
