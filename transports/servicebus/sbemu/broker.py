@@ -24,7 +24,7 @@ DOTNET_EPOCH_TICKS = 621355968000000000
 
 
 def guarded(fn):
-    """Keeps a bug in one handler from stopping the reactor: log it, fail the link or connection."""
+    """Keeps a bug in one handler from stopping the emulator: log it, fail the link or connection."""
     @functools.wraps(fn)
     def run(self, event):
         try:

@@ -1,9 +1,9 @@
 """Queues, topics, subscriptions, locks and sessions: the emulator's state.
 
 Nothing here knows about proton. A consumer is any object with a `credit`
-attribute and a `deliver(msg)` method (see broker.Consumer); the broker
+attribute and a `deliver(msg)` method (see consumer.Consumer); the broker
 layer calls in when links open, close, grant credit or settle.
-All of it runs on the one reactor thread.
+All of it runs on the one thread of the select loop (loop.py).
 """
 
 import heapq
