@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"container/heap"
 	"context"
 	"sync"
 	"time"
@@ -15,23 +16,31 @@ import (
 // its own.
 var errLeaseLost = fault.ErrUnavailable.WithMessage("the source's lease on the message could not be extended")
 
-// leaseKeeper extends the lease of one leased delivery (ports.Leased)
-// while a worker handles it: when a third of the lease is left, it asks
-// for a whole lease more. It owns one goroutine, which stop ends.
-type leaseKeeper struct {
-	w      *worker
+// heldLease is one leased delivery (ports.Leased) that a worker handles.
+// When a third of its lease is left, the route's lease table asks for a
+// whole lease more. until, due, idx and stopped are guarded by the
+// table's mutex.
+type heldLease struct {
 	d      ports.Delivery
+	msgID  string
 	period time.Duration
 	cancel context.CancelCauseFunc
-	quit   chan struct{}
-	done   sync.WaitGroup
+
+	until    time.Time // current end of the lease
+	due      time.Time // when to extend: a third of the period before until
+	idx      int       // position in the table's heap, -1 when not in it
+	stopped  bool
+	extended sync.WaitGroup // an extension in progress
 }
 
-// keepLease starts keeping d's lease when d is leased, and returns the
-// context to handle d under (cancelled with errLeaseLost when an
-// extension fails) and the function that stops the keeper. stop must run
-// before d is settled: it waits for an extension in progress, so Extend is
-// never called after settlement.
+// keepLease registers d with the route's lease table when d is leased, and
+// returns the context to handle d under (cancelled with errLeaseLost when
+// an extension fails) and the function that stops keeping the lease. stop
+// must run before d is settled: it waits for an extension in progress, so
+// Extend is never called after settlement.
+//
+// Most deliveries settle long before their lease needs extending; they
+// cost a heap insert and removal, not a goroutine of their own.
 func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Context, func()) {
 	l, ok := d.(ports.Leased)
 	if !ok {
@@ -43,47 +52,150 @@ func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Co
 		return parent, nil
 	}
 	ctx, cancel := context.WithCancelCause(parent)
-	k := &leaseKeeper{w: w, d: d, period: period, cancel: cancel, quit: make(chan struct{})}
-	k.done.Add(1)
-	go k.run(until)
-	return ctx, k.stop
-}
-
-// run extends the lease each time a third of it is left, until stop or a
-// failed extension.
-func (k *leaseKeeper) run(until time.Time) {
-	defer k.done.Done()
-	rn := k.w.rn
-	clk := rn.opts.Clock
-	for {
-		t := clk.NewTimer(max(until.Sub(clk.Now())-k.period/3, 0))
-		select {
-		case <-k.quit:
-			t.Stop()
-			return
-		case <-t.C():
-		}
-		next := clk.Now().Add(k.period)
-		// The call gets what is left of the lease: past it, extending no
-		// longer helps.
-		ctx, cancel := context.WithTimeout(context.Background(), max(until.Sub(clk.Now()), k.period/3))
-		err := k.d.Extend(ctx, next)
-		cancel()
-		if err != nil {
-			rn.m.leaseLost.Add(1)
-			rn.log.Warn("lease extension failed; stopping work on the message and leaving it to its source",
-				"message_id", k.w.origID, "err", err)
-			k.cancel(errLeaseLost)
-			return
-		}
-		rn.m.leaseExtended.Add(1)
-		until = next
+	h := &heldLease{d: d, msgID: w.origID, period: period, cancel: cancel, until: until, due: until.Add(-period / 3)}
+	w.rn.leases.add(h)
+	return ctx, func() {
+		w.rn.leases.remove(h)
+		h.extended.Wait()
+		h.cancel(nil)
 	}
 }
 
-// stop ends the keeper and waits for an extension in progress.
-func (k *leaseKeeper) stop() {
-	close(k.quit)
-	k.done.Wait()
-	k.cancel(nil)
+// leaseTable keeps the leases of a route's in-flight deliveries in a heap
+// ordered by when each needs extending. One goroutine (run) waits for the
+// earliest; each extension runs on a goroutine of its own, so a slow
+// source call delays no other lease.
+type leaseTable struct {
+	rn   *runner
+	mu   sync.Mutex
+	heap leaseHeap
+	wake chan struct{} // the earliest due time may have changed
+	ext  sync.WaitGroup
+}
+
+func newLeaseTable(rn *runner) *leaseTable {
+	return &leaseTable{rn: rn, wake: make(chan struct{}, 1)}
+}
+
+func (t *leaseTable) add(h *heldLease) {
+	t.mu.Lock()
+	heap.Push(&t.heap, h)
+	first := h.idx == 0
+	t.mu.Unlock()
+	if first {
+		t.poke()
+	}
+}
+
+// remove takes h out of the table; an extension in progress finishes and
+// is not followed by another.
+func (t *leaseTable) remove(h *heldLease) {
+	t.mu.Lock()
+	h.stopped = true
+	if h.idx >= 0 {
+		heap.Remove(&t.heap, h.idx)
+	}
+	t.mu.Unlock()
+}
+
+func (t *leaseTable) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run extends leases as they fall due until ctx ends, then waits for the
+// extensions it started.
+func (t *leaseTable) run(ctx context.Context) {
+	defer t.ext.Wait()
+	clk := t.rn.opts.Clock
+	for {
+		t.mu.Lock()
+		now := clk.Now()
+		for len(t.heap) > 0 && !t.heap[0].due.After(now) {
+			h := heap.Pop(&t.heap).(*heldLease)
+			h.extended.Add(1)
+			t.ext.Add(1)
+			go t.extend(h)
+		}
+		wait := time.Duration(-1)
+		if len(t.heap) > 0 {
+			wait = t.heap[0].due.Sub(now)
+		}
+		t.mu.Unlock()
+		var fire <-chan time.Time
+		var timer ports.Timer
+		if wait >= 0 {
+			timer = clk.NewTimer(wait)
+			fire = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.wake:
+		case <-fire:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// extend asks h's source for a whole lease more and puts h back in the
+// table, or cancels the work on h when the source refuses.
+func (t *leaseTable) extend(h *heldLease) {
+	defer t.ext.Done()
+	defer h.extended.Done()
+	rn, clk := t.rn, t.rn.opts.Clock
+	next := clk.Now().Add(h.period)
+	// The call gets what is left of the lease: past it, extending no
+	// longer helps.
+	ctx, cancel := context.WithTimeout(context.Background(), max(h.until.Sub(clk.Now()), h.period/3))
+	err := h.d.Extend(ctx, next)
+	cancel()
+	if err != nil {
+		rn.m.leaseLost.Add(1)
+		rn.log.Warn("lease extension failed; stopping work on the message and leaving it to its source",
+			"message_id", h.msgID, "err", err)
+		h.cancel(errLeaseLost)
+		return
+	}
+	rn.m.leaseExtended.Add(1)
+	t.mu.Lock()
+	h.until, h.due = next, next.Add(-h.period/3)
+	if !h.stopped {
+		heap.Push(&t.heap, h)
+	}
+	t.mu.Unlock()
+	t.poke()
+}
+
+// leaseHeap orders held leases by due time (container/heap).
+type leaseHeap []*heldLease
+
+func (q leaseHeap) Len() int           { return len(q) }
+func (q leaseHeap) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q leaseHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].idx, q[j].idx = i, j
+}
+
+// Push appends x, a *heldLease.
+func (q *leaseHeap) Push(x any) {
+	h := x.(*heldLease)
+	h.idx = len(*q)
+	*q = append(*q, h)
+}
+
+// Pop removes the last element.
+func (q *leaseHeap) Pop() any {
+	old := *q
+	h := old[len(old)-1]
+	old[len(old)-1] = nil
+	h.idx = -1
+	*q = old[:len(old)-1]
+	return h
 }

@@ -23,6 +23,8 @@ var errStopping = fault.ErrUnavailable.WithMessage("route is stopping")
 // worker goroutines, started on demand and kept until shutdown; a full pool
 // makes emit block, which is the back-pressure the receiver feels.
 type runner struct {
+	// leases extends the leases of in-flight leased deliveries.
+	leases   *leaseTable
 	route    Route
 	policy   Policy
 	opts     Options
@@ -100,6 +102,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		work:          make(chan ports.Delivery),
 		intakeDone:    make(chan struct{}),
 	}
+	rn.leases = newLeaseTable(rn)
 	if rn.caps.CallerWaits {
 		rn.idle = make(chan *worker, rn.policy.MaxInFlight)
 	}

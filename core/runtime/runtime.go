@@ -150,6 +150,7 @@ func (rt *Runtime) Run(ctx context.Context) error {
 	}()
 	for _, rn := range rt.runners {
 		watchers.Go(func() { rn.runWatchdog(watchCtx) })
+		watchers.Go(func() { rn.leases.run(watchCtx) })
 	}
 
 	drainers := startDrainers(rt.runners)
