@@ -55,6 +55,9 @@ func validate(opts Options) error {
 		}
 		seen[strings.ToLower(e.Name)] = true
 		checkLimits(field, e.LockDuration, e.MaxDeliveryCount)
+		if len(e.Subscriptions) > 0 && (e.LockDuration != 0 || e.MaxDeliveryCount != 0 || e.RequiresSession) {
+			problems = append(problems, field+": LockDuration, MaxDeliveryCount and RequiresSession do nothing on a topic: set them on its Subscriptions")
+		}
 		subs := map[string]bool{}
 		for j, s := range e.Subscriptions {
 			sf := fmt.Sprintf("%s.Subscriptions[%d]", field, j)

@@ -50,9 +50,9 @@ type Subscription struct {
 	RequiresSession bool
 }
 
-// Entity declares a queue, or a topic when Subscriptions is not empty. For
-// a topic the lock, delivery-count and session fields are unused: each
-// subscription carries its own.
+// Entity declares a queue, or a topic when Subscriptions is not empty. A
+// topic takes no lock, delivery-count or session setting (Start refuses
+// them): each subscription carries its own.
 type Entity struct {
 	// Name is the queue or topic name.
 	Name string

@@ -29,6 +29,8 @@ func TestValidateNamesEveryProblem(t *testing.T) {
 			[]string{"Entities[1].Name", "Entities[2].Subscriptions[1].Name"}},
 		{"reserved characters", Options{Entities: []Entity{{Name: "a/b"}, {Name: "$x"}}},
 			[]string{"Entities[0].Name", "Entities[1].Name"}},
+		{"queue settings on a topic", Options{Entities: []Entity{{Name: "t", RequiresSession: true, Subscriptions: []Subscription{{Name: "s"}}}}},
+			[]string{"Entities[0]: LockDuration, MaxDeliveryCount and RequiresSession do nothing on a topic"}},
 		{"limits", Options{MaxMessageSize: -1, Port: 70000, Entities: []Entity{{Name: "q", LockDuration: -time.Second, MaxDeliveryCount: -1}}},
 			[]string{"Entities[0].LockDuration", "Entities[0].MaxDeliveryCount", "MaxMessageSize", "Port"}},
 	} {
