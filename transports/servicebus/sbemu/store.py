@@ -334,6 +334,11 @@ class Namespace:
     def tick(self, on_session_lost):
         """Expires message and session locks, enqueues scheduled messages that are due."""
         now = now_ms()
+        if len(self.expiries) > 2 * len(self.locks) + 10000:
+            # Settled messages leave their expiry behind; drop them now and then.
+            self.expiries = [(m.locked_until, t) for t, m in self.locks.items()
+                             if m.state == LOCKED and not (m.store.requires_session and m.consumer is not None)]
+            heapq.heapify(self.expiries)
         while self.expiries and self.expiries[0][0] <= now:
             at, token = heapq.heappop(self.expiries)
             m = self.locks.get(token)
