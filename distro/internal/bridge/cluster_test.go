@@ -3,8 +3,11 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -141,4 +144,60 @@ func TestClusteredInstancesShareOneLease(t *testing.T) {
 	if b.routes["r"] != running {
 		t.Error("b's route was rebuilt to take over")
 	}
+}
+
+// exclusiveFile is clusterFile with an exclusive source: the HTTP ingress
+// listens only on the instance that holds the session's lease.
+func exclusiveFile(t *testing.T, instance, db string, in, broker int) *config.File {
+	t.Helper()
+	f := clusterFile(t, instance, db, in, broker, 0)
+	f.Routes[0].Session.ConnectAfterLease = nil // the default: true
+	return f
+}
+
+// listening reports whether something accepts connections on port.
+func listening(port int) bool {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}
+
+// TestExclusiveSourceFollowsTheLease: the source of an exclusive route
+// connects only on the lease holder; a step-down disconnects it and the
+// next holder connects its own, and an instance that wins the lease back
+// connects a fresh source, all without restarting anything.
+func TestExclusiveSourceFollowsTheLease(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cluster.db")
+	broker := freePort(t)
+	inA, inB := freePort(t), freePort(t)
+	a, _ := runBridge(t, exclusiveFile(t, "a", db, inA, broker))
+	eventually(t, func() bool { return listening(inA) }, func() string { return "a's source is not connected" })
+	b, _ := runBridge(t, exclusiveFile(t, "b", db, inB, broker))
+	eventually(t, func() bool { return b.Routes(t.Context())[0].State == stateStandby },
+		func() string { return fmt.Sprintf("b's route is %s, want standby", b.Routes(t.Context())[0].State) })
+	if listening(inB) {
+		t.Fatal("the standby's source is connected")
+	}
+	// The route waiting for its lease does not lower readiness (the
+	// session may: its broker is not there).
+	if rd := b.Readiness(t.Context()); rd.Role != httpapi.RoleStandby || strings.Contains(rd.Detail, "route") {
+		t.Errorf("standby readiness %+v, want role standby and nothing said of the route", rd)
+	}
+
+	handover := func(from, to *Bridge, fromPort, toPort int) {
+		t.Helper()
+		from.leases.manager("session/rabbit").StepDown()
+		eventually(t, func() bool { return listening(toPort) && !listening(fromPort) },
+			func() string { return fmt.Sprintf("after the step-down: from %v, to %v", roles(from), roles(to)) })
+		eventually(t, func() bool {
+			return roles(to)["route"] == httpapi.RoleActive && roles(from)["route"] == httpapi.RoleStandby
+		},
+			func() string { return fmt.Sprintf("roles after the step-down: from %v, to %v", roles(from), roles(to)) })
+	}
+	handover(a, b, inA, inB) // b connects its first source
+	handover(b, a, inB, inA) // a connects a fresh one
+	handover(a, b, inA, inB) // and so does b
 }
