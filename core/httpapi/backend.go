@@ -58,6 +58,9 @@ const (
 	RouteRunning = "running"
 	RouteStopped = "stopped"
 	RouteFailed  = "failed"
+	// RouteStandby: an exclusive route waiting, on a standby instance,
+	// for its session's lease before its source connects.
+	RouteStandby = "standby"
 )
 
 // RouteStatus is the state of one route.
@@ -67,7 +70,7 @@ type RouteStatus struct {
 	DeliveryMode string   `json:"delivery_mode"`
 	DispatchMode string   `json:"dispatch_mode"`
 	Bindings     []string `json:"bindings"`
-	// State is RouteRunning, RouteStopped or RouteFailed.
+	// State is RouteRunning, RouteStopped, RouteFailed or RouteStandby.
 	State     string `json:"state"`
 	InFlight  int    `json:"in_flight"`
 	LastError string `json:"last_error,omitempty"`

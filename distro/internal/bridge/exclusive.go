@@ -8,6 +8,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/cluster"
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/httpapi"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -16,7 +17,7 @@ import (
 // stateStandby is the state of an exclusive route on an instance that
 // does not hold the route session's lease: its source is not connected,
 // and it starts as soon as the lease is won.
-const stateStandby = "standby"
+const stateStandby = httpapi.RouteStandby
 
 // exclusive is what an exclusive route (a session block with
 // connect_after_lease) needs to run one term after another: the session's
