@@ -584,6 +584,7 @@ sessions:
     settings:
       url: amqp://guest:guest@127.0.0.1:5672/
       connection_name: gobridge-cluster-%s
+      heartbeat: 2s
       topology:
         queues: [{name: %s}, {name: %s}]
 receivers:
@@ -627,33 +628,8 @@ func TestClusterExclusiveSourceFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for half a minute")
 	}
-	brokerUp(t, "127.0.0.1:5672")
 	kills := envInt("GOBRIDGE_CLUSTER_KILLS", 3)
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	in, out := "gobridge-excl-in-"+suffix, "gobridge-excl-out-"+suffix
-	c := &testCluster{t: t, dir: t.TempDir(), queue: out}
-	for i := range 3 {
-		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
-		node.cfg = filepath.Join(c.dir, node.id+".yaml")
-		if err := os.WriteFile(node.cfg, []byte(exclusiveConfig(node.id, node.p, in, out)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c.nodes = append(c.nodes, node)
-	}
-	for _, node := range c.nodes {
-		node.start(t, c.dir)
-	}
-	c.sink = newSink(t, out)
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
+	c, ch, in := newExclusiveCluster(t, 3)
 	c.active(nil)
 	// Only the active instance consumes: the standbys' sources are not
 	// connected.
@@ -668,28 +644,7 @@ func TestClusterExclusiveSourceFailover(t *testing.T) {
 
 	// Publish numbered messages at a steady rate while the active
 	// instance is killed again and again.
-	stop := make(chan struct{})
-	var published []int
-	pubDone := make(chan struct{})
-	go func() {
-		defer close(pubDone)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for seq := 1; ; seq++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			body := fmt.Sprintf(`{"seq":%d}`, seq)
-			err := ch.PublishWithContext(context.Background(), "", in, false, false,
-				amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(body), Headers: amqp.Table{"gobridge.subject": "orders"}})
-			if err != nil {
-				return
-			}
-			published = append(published, seq)
-		}
-	}()
+	pub := startPublisher(t, ch, in)
 	var failovers []time.Duration
 	for k := range kills {
 		time.Sleep(2 * time.Second)
@@ -711,8 +666,7 @@ func TestClusterExclusiveSourceFailover(t *testing.T) {
 			t.Errorf("%d consumers on the source queue with one active instance, want 1", n)
 		}
 	}
-	close(stop)
-	<-pubDone
+	published := pub.finish()
 	c.waitDelivered(published)
 	dups := c.sink.duplicates(nil)
 	t.Logf("%d messages published, all delivered; %d duplicates over %d kills; failover median %v, max %v",
@@ -722,5 +676,118 @@ func TestClusterExclusiveSourceFailover(t *testing.T) {
 	}
 	if limit := kills * 50; dups > limit {
 		t.Errorf("%d duplicates, more than the prefetch (50) per kill (%d)", dups, limit)
+	}
+}
+
+// newExclusiveCluster starts n instances of the exclusive-source bridge
+// and returns them, a channel to the broker and the source queue.
+func newExclusiveCluster(t *testing.T, n int) (*testCluster, *amqp.Channel, string) {
+	t.Helper()
+	brokerUp(t, "127.0.0.1:5672")
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	in, out := "gobridge-excl-in-"+suffix, "gobridge-excl-out-"+suffix
+	c := &testCluster{t: t, dir: t.TempDir(), queue: out}
+	for i := range n {
+		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
+		node.cfg = filepath.Join(c.dir, node.id+".yaml")
+		if err := os.WriteFile(node.cfg, []byte(exclusiveConfig(node.id, node.p, in, out)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.nodes = append(c.nodes, node)
+	}
+	for _, node := range c.nodes {
+		node.start(t, c.dir)
+	}
+	c.sink = newSink(t, out)
+	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
+	return c, ch, in
+}
+
+// publisher publishes numbered messages to a queue every 2ms.
+type publisher struct {
+	stop      chan struct{}
+	done      chan struct{}
+	published []int
+}
+
+func startPublisher(t *testing.T, ch *amqp.Channel, queue string) *publisher {
+	p := &publisher{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for seq := 1; ; seq++ {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+			err := ch.PublishWithContext(context.Background(), "", queue, false, false, amqp.Publishing{
+				DeliveryMode: amqp.Persistent, Body: fmt.Appendf(nil, `{"seq":%d}`, seq),
+				Headers: amqp.Table{"gobridge.subject": "orders"}})
+			if err != nil {
+				t.Errorf("publish: %v", err)
+				return
+			}
+			p.published = append(p.published, seq)
+		}
+	}()
+	return p
+}
+
+// finish stops publishing and returns what was published.
+func (p *publisher) finish() []int {
+	close(p.stop)
+	<-p.done
+	return p.published
+}
+
+// TestClusterExclusiveSourcePausedOwner: the instance that consumes an
+// exclusive source is SIGSTOPped past its lease. A standby wins the lease
+// and connects its source as soon as the broker has dropped the frozen
+// instance's connection (heartbeat 2s), retrying the refused exclusive
+// consume meanwhile; the frozen instance, SIGCONTed, steps down and
+// delivers nothing, and every message published arrives.
+func TestClusterExclusiveSourcePausedOwner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for half a minute")
+	}
+	c, ch, in := newExclusiveCluster(t, 2)
+	paused, _ := c.active(nil)
+	pub := startPublisher(t, ch, in)
+	eventually(t, "deliveries from the active instance", func() bool { return c.sink.sentBy(paused.id, time.Time{}) > 100 }, nil)
+	stopped := time.Now()
+	if err := paused.proc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	next, took := c.active(paused)
+	eventually(t, "deliveries from "+next.id, func() bool { return c.sink.sentBy(next.id, stopped) > 0 }, nil)
+	t.Logf("%s paused; %s won the lease after %v and delivered again after %v", paused.id, next.id, took, time.Since(stopped))
+	time.Sleep(time.Until(stopped.Add(clusterTTL + 2*time.Second)))
+	woke := time.Now()
+	if err := paused.proc.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, paused.id+" standby after waking", func() bool {
+		role, _ := paused.readiness("subscribed")
+		return role == "standby"
+	}, nil)
+	time.Sleep(2 * time.Second) // give the woken instance every chance to send
+	published := pub.finish()
+	c.waitDelivered(published)
+	late := c.sink.sentBy(paused.id, woke)
+	t.Logf("%d published, all delivered, %d duplicates; %s delivered %d messages after waking",
+		len(published), c.sink.duplicates(nil), paused.id, late)
+	if late > 50 {
+		t.Errorf("%s delivered %d messages after waking without its lease, more than its prefetch (50)", paused.id, late)
 	}
 }

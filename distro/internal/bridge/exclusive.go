@@ -90,11 +90,19 @@ func (b *Bridge) exclusiveOf(rc config.Route, r runtime.Route, opts runtime.Opti
 // held, and when the lease is lost stops it (intake stops, in-flight
 // deliveries get the shutdown timeout and are otherwise left to their
 // source), closes its receiver and waits for the lease again. The process
-// keeps running throughout. It returns the error of a route that failed.
+// keeps running throughout.
+//
+// A source that fails while the lease is held is connected again, with a
+// fresh receiver, after a growing pause: taking over from an owner that
+// froze (rather than died), an exclusive consumer is refused until the
+// broker has dropped the frozen owner's connection.
 func (rr *routeRun) runExclusive(ctx context.Context) error {
 	first := true
+	pause := time.Duration(0)
 	for {
-		rr.setState(stateStandby, "")
+		if pause == 0 {
+			rr.setState(stateStandby, "")
+		}
 		term, err := rr.excl.mgr.Hold(ctx)
 		if err != nil {
 			return nil
@@ -121,14 +129,29 @@ func (rr *routeRun) runExclusive(ctx context.Context) error {
 			}
 		}()
 		err = rt.Run(runCtx)
+		lost := runCtx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if recv != nil {
 			_ = closeValue(context.WithoutCancel(ctx), recv)
 		}
 		term.Release()
-		if err != nil || ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return err
+		case lost:
+			pause = 0
+			rr.log.Info("session lease lost; the route's source disconnected, waiting as a standby")
+		default:
+			pause = min(max(2*pause, time.Second), 30*time.Second)
+			rr.setState(stateFailed, fmt.Sprintf("source failed, connecting again in %s: %v", pause, err))
+			rr.log.Error("the route's source failed while holding the lease; connecting it again", "err", err, "in", pause)
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return err
+			case <-t.C:
+			}
 		}
-		rr.log.Info("session lease lost; the route's source disconnected, waiting as a standby")
 	}
 }
