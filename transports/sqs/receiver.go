@@ -64,9 +64,10 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	vis := r.visibility(ctx, url)
 	st := newSettler(r.api, url, r.cfg.BatchWindow, r.o.log)
 	slots := make(chan struct{}, r.o.maxInFlight)
+	turn := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for range r.pollers() {
-		wg.Go(func() { r.poll(ctx, url, vis, st, slots, emit) })
+		wg.Go(func() { r.poll(ctx, url, vis, st, slots, turn, emit) })
 	}
 	wg.Wait()
 	return nil
@@ -113,11 +114,11 @@ func (r *Receiver) visibility(ctx context.Context, url string) time.Duration {
 	return defaultQueueVisibility
 }
 
-func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *settler, slots chan struct{}, emit ports.EmitFunc) {
+func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *settler, slots, turn chan struct{}, emit ports.EmitFunc) {
 	backoff := time.Duration(0)
 	release := func() { <-slots }
 	for {
-		n := r.reserve(ctx, slots)
+		n := r.reserve(ctx, slots, turn)
 		if n == 0 {
 			return
 		}
@@ -183,8 +184,17 @@ func (r *Receiver) poll(ctx context.Context, url string, vis time.Duration, st *
 // reserve takes slots for one receive: it waits for the first, then up
 // to batch_window for more, up to max_messages, so that a receive asks
 // for a full batch when slots come back one ack at a time (SQS bills
-// per receive as well). It returns 0 when ctx ended.
-func (r *Receiver) reserve(ctx context.Context, slots chan struct{}) int {
+// per receive as well). One poller reserves at a time (it holds turn):
+// slots freed together go to one receive instead of being split among
+// pollers that would each wait out the window for the rest. It returns 0
+// when ctx ended.
+func (r *Receiver) reserve(ctx context.Context, slots, turn chan struct{}) int {
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	defer func() { <-turn }()
 	select {
 	case slots <- struct{}{}:
 	case <-ctx.Done():
