@@ -65,6 +65,16 @@ func ProcRSS(pid int) (int64, error) {
 	return ParseStatusKB(b, "VmRSS")
 }
 
+// ProcStatusKB returns a "Key: N kB" field of /proc/PID/status in bytes
+// (RssAnon: heap and stacks; RssFile: mapped files, the binary's text).
+func ProcStatusKB(pid int, key string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	return ParseStatusKB(b, key)
+}
+
 // ParseStatusKB reads a "Key:   123 kB" line of a /proc/PID/status file
 // and returns the value in bytes.
 func ParseStatusKB(b []byte, key string) (int64, error) {

@@ -26,6 +26,8 @@ type result struct {
 	Rate        float64 `json:"msg_per_s"`
 	CPUus       float64 `json:"cpu_us_per_msg"`    // the forwarder's own user+system CPU per message
 	RSSMB       float64 `json:"peak_rss_mb"`       // VmHWM
+	AnonMB      float64 `json:"rss_anon_mb"`       // RssAnon when the last message arrived: heap, stacks
+	FileMB      float64 `json:"rss_file_mb"`       // RssFile then: the binary's pages
 	RabbitUS    float64 `json:"rabbit_us_per_msg"` // RabbitMQ's CPU per message over the run
 	MosqUS      float64 `json:"mosquitto_us_per_msg,omitempty"`
 	ReadyMS     float64 `json:"ready_ms"`
@@ -145,6 +147,9 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 	}
 	cpu, _ := bench.ProcCPU(p.pid())
 	hwm, _ := bench.ProcHWM(p.pid())
+	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
+	file, _ := bench.ProcStatusKB(p.pid(), "RssFile")
+	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
 	rabbit1, _ := bench.ProcCPU(e.rabbitPID)
 	t := counter.Tally()
 	res.Rate = t.Rate()
