@@ -15,6 +15,8 @@ import (
 //	ref                      the hand-written forwarder (one connection, per-message acks, body only)
 //	ref+2conn                ... with a connection per side
 //	ref+props                ... adding what the bridge adds (gobridge.subject, message ID, timestamp)
+//	ref+headers              ... only its headers (gobridge.subject, x-bridge.correlation-id, mqtt.topic)
+//	ref+ids                  ... only its message ID and timestamp
 //	ref+mandatory            ... publishing with the mandatory flag
 //	ref+multiack             ... acking runs of deliveries with one multiple ack
 type impl struct {
@@ -25,7 +27,7 @@ type impl struct {
 
 var knownMods = map[bool][]string{
 	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites"},
-	false: {"2conn", "props", "mandatory", "multiack"},
+	false: {"2conn", "props", "headers", "ids", "mandatory", "multiack"},
 }
 
 // parseImpl reads an impl name.
@@ -60,6 +62,12 @@ func (im impl) fwdArgs() []string {
 	}
 	if im.mods["props"] {
 		a = append(a, "-bridge-props")
+	}
+	if im.mods["headers"] {
+		a = append(a, "-bridge-headers")
+	}
+	if im.mods["ids"] {
+		a = append(a, "-bridge-ids")
 	}
 	if im.mods["mandatory"] {
 		a = append(a, "-mandatory")

@@ -27,20 +27,22 @@ import (
 
 // options are the command's flags.
 type options struct {
-	route       string
-	amqpURL     string
-	src         string
-	exchange    string
-	key         string
-	window      int
-	conns       int
-	multiAck    bool
-	bridgeProps bool
-	mandatory   bool
-	mqttAddr    string
-	clientID    string
-	topic       string
-	expiry      time.Duration
+	route         string
+	amqpURL       string
+	src           string
+	exchange      string
+	key           string
+	window        int
+	conns         int
+	multiAck      bool
+	bridgeProps   bool
+	bridgeHeaders bool
+	bridgeIDs     bool
+	mandatory     bool
+	mqttAddr      string
+	clientID      string
+	topic         string
+	expiry        time.Duration
 }
 
 func main() {
@@ -55,6 +57,8 @@ func main() {
 	fs.IntVar(&o.conns, "conns", 1, "AMQP connections: 1 (consume and publish on one) or 2 (one each)")
 	fs.BoolVar(&o.multiAck, "multi-ack", false, "acknowledge runs of confirmed deliveries with one multiple ack")
 	fs.BoolVar(&o.bridgeProps, "bridge-props", false, "publish what the bridge adds: the gobridge.subject and x-bridge.correlation-id headers (and mqtt.topic from MQTT), a message ID and a timestamp")
+	fs.BoolVar(&o.bridgeHeaders, "bridge-headers", false, "only the headers of -bridge-props")
+	fs.BoolVar(&o.bridgeIDs, "bridge-ids", false, "only the message ID and timestamp of -bridge-props")
 	fs.BoolVar(&o.mandatory, "mandatory", false, "publish with the mandatory flag")
 	fs.StringVar(&o.mqttAddr, "mqtt", "127.0.0.1:1883", "MQTT broker host:port (mqtt-amqp)")
 	fs.StringVar(&o.clientID, "client-id", "bench-ref", "MQTT client ID; the session is resumed (mqtt-amqp)")

@@ -32,19 +32,25 @@ func openTarget(conn *amqp.Connection, o options) (*target, error) {
 // forwarder that keeps them would) and returns its confirmation.
 func (t *target) publish(ctx context.Context, body []byte, headers amqp.Table, messageID string) (*amqp.DeferredConfirmation, error) {
 	p := amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body, Headers: headers, MessageId: messageID}
-	if t.o.bridgeProps {
+	if t.o.bridgeProps || t.o.bridgeIDs {
+		if p.MessageId == "" {
+			p.MessageId = newID()
+		}
+		p.Timestamp = time.Now()
+	}
+	if t.o.bridgeProps || t.o.bridgeHeaders {
 		h := make(amqp.Table, len(headers)+2)
 		for k, v := range headers {
 			h[k] = v
 		}
-		if p.MessageId == "" {
-			p.MessageId = newID()
+		id := p.MessageId
+		if id == "" {
+			id = newID()
 		}
 		// A message that starts a conversation is correlated by its own ID.
-		h["x-bridge.correlation-id"] = p.MessageId
+		h["x-bridge.correlation-id"] = id
 		h["gobridge.subject"] = ""
 		p.Headers = h
-		p.Timestamp = time.Now()
 	}
 	return t.ch.PublishWithDeferredConfirmWithContext(ctx, t.o.exchange, t.o.key, t.o.mandatory, false, p)
 }
