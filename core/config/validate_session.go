@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // session checks a route's session block: references, drain settings and
 // the lease cadence.
@@ -137,14 +141,56 @@ func (v *validator) failover(path string, s *RouteSession) {
 	if err != nil {
 		return // reported by cadence
 	}
-	death := c.LeaseTTL + c.AcquirePollInterval + s.StartupAllowance
-	if death > slo {
-		v.addf(at("failover_slo"), "owner death can take %s (lease_ttl + acquire_poll_interval + startup_allowance), more than %s", death, slo)
+	death := []budgetTerm{{"lease_ttl", c.LeaseTTL}, {"acquire_poll_interval", c.AcquirePollInterval}, {"startup_allowance", s.StartupAllowance}}
+	if d := budgetSum(death); d > slo {
+		v.addf(at("failover_slo"), "owner death can take %s = %s, more than failover_slo %s: %s", budgetTerms(death), d, slo, budgetRemedy(death))
 	}
 	if b := s.BrokerHealthStepDown; b != nil && !b.Off && b.Duration > 0 {
-		outage := b.Duration + orDefault(s.StepDownGrace, DefaultStepDownGrace) + c.AcquirePollInterval + s.StartupAllowance
-		if outage > slo {
-			v.addf(at("failover_slo"), "a broker outage can take %s (broker_health_step_down + step_down_grace + acquire_poll_interval + startup_allowance), more than %s", outage, slo)
+		outage := []budgetTerm{{"broker_health_step_down", b.Duration}, {"step_down_grace", orDefault(s.StepDownGrace, DefaultStepDownGrace)},
+			{"acquire_poll_interval", c.AcquirePollInterval}, {"startup_allowance", s.StartupAllowance}}
+		if d := budgetSum(outage); d > slo {
+			v.addf(at("failover_slo"), "a broker outage can take %s = %s, more than failover_slo %s: %s", budgetTerms(outage), d, slo, budgetRemedy(outage))
 		}
 	}
+}
+
+// budgetTerm is one setting of a failover budget with its resolved value.
+type budgetTerm struct {
+	key string
+	val time.Duration
+}
+
+func budgetSum(ts []budgetTerm) time.Duration {
+	var d time.Duration
+	for _, t := range ts {
+		d += t.val
+	}
+	return d
+}
+
+// budgetTerms spells a budget out: "lease_ttl (6m0s) + acquire_poll_interval (5s) + ...".
+func budgetTerms(ts []budgetTerm) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s (%s)", t.key, t.val)
+	}
+	return strings.Join(parts, " + ")
+}
+
+// budgetRemedy names the settings that shorten a budget (those above zero) and
+// the objective that can be raised instead.
+func budgetRemedy(ts []budgetTerm) string {
+	var keys []string
+	for _, t := range ts {
+		if t.val > 0 {
+			keys = append(keys, t.key)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return "raise failover_slo"
+	case 1:
+		return "lower " + keys[0] + ", or raise failover_slo"
+	}
+	return "lower " + strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1] + ", or raise failover_slo"
 }

@@ -222,12 +222,12 @@ func TestValidateRules(t *testing.T) {
 				s.FailoverSLO = ptr(time.Minute)
 				s.BrokerHealthStepDown = &OffDuration{Off: true}
 			})
-		}, Problem{"routes[0].session.failover_slo", "owner death can take 6m5s (lease_ttl + acquire_poll_interval + startup_allowance), more than 1m0s"}},
+		}, Problem{"routes[0].session.failover_slo", "owner death can take lease_ttl (6m0s) + acquire_poll_interval (5s) + startup_allowance (0s) = 6m5s, more than failover_slo 1m0s: lower lease_ttl or acquire_poll_interval, or raise failover_slo"}},
 		{"broker budget", func(f *File) {
 			withSession(f, func(s *RouteSession) {
 				s.LeaseTTL, s.FailoverSLO, s.BrokerHealthStepDown = 30*time.Second, ptr(time.Minute), &OffDuration{Duration: time.Minute}
 			})
-		}, Problem{"routes[0].session.failover_slo", "a broker outage can take 1m19.791s (broker_health_step_down + step_down_grace + acquire_poll_interval + startup_allowance), more than 1m0s"}},
+		}, Problem{"routes[0].session.failover_slo", "a broker outage can take broker_health_step_down (1m0s) + step_down_grace (15s) + acquire_poll_interval (4.791s) + startup_allowance (0s) = 1m19.791s, more than failover_slo 1m0s: lower broker_health_step_down, step_down_grace or acquire_poll_interval, or raise failover_slo"}},
 		{"broker step down", func(f *File) { withSession(f, func(s *RouteSession) { s.BrokerHealthStepDown = &OffDuration{} }) }, Problem{"routes[0].session.broker_health_step_down", "must be positive or off, got 0s"}},
 		{"startup allowance", func(f *File) { withSession(f, func(s *RouteSession) { s.StartupAllowance = time.Hour }) }, Problem{"routes[0].session.startup_allowance", "must be at most 10m0s, got 1h0m0s"}},
 		{"clustered mqtt", func(f *File) {
