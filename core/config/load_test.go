@@ -377,7 +377,7 @@ func TestProblemsErrorForms(t *testing.T) {
 
 func TestClusteredStoreWarning(t *testing.T) {
 	f := base(t)
-	f.Bridge.Deployment = DeploymentClustered
+	f.Bridge.Deployment, f.Bridge.InstanceID = DeploymentClustered, "node-a"
 	f.Stores = Stores{Lease: &Store{Type: "sqlite"}}
 	f.Routes[0].Policy.OnExpired, f.Routes[0].Policy.OnPermanentFailure = ActionDrop, ActionDrop
 	warns, err := f.ValidateWith(preview)
