@@ -8,6 +8,7 @@
 //	benchrun sink [flags]        count stamped messages on an AMQP queue
 //	benchrun chart -in results.json -o chart.svg   redraw a matrix's summary and chart
 //	benchrun startup [-n 5]      exec-to-ready time and idle RSS on the quickstart
+//	benchrun wirecost            RabbitMQ's CPU per message for what forwarders put on it, no forwarder
 //
 // Run it from anywhere inside the repository (it finds go.work); it needs
 // RabbitMQ (-amqp) and the mosquitto binary, and prints Markdown tables.
@@ -46,8 +47,10 @@ func main() {
 		err = chartCmd(args)
 	case "startup":
 		err = startupCmd(ctx, args)
+	case "wirecost":
+		err = wirecostCmd(ctx, args)
 	default:
-		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink, chart, startup)", cmd)
+		err = fmt.Errorf("unknown command %q (matrix, kill, loadgen, sink, chart, startup, wirecost)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)

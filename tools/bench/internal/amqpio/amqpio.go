@@ -86,10 +86,17 @@ type Load struct {
 	// Publishers is the number of channels publishing in parallel
 	// (default 4), each a stripe of the sequence numbers.
 	Publishers int
+	// Exchange to publish to ("": the default exchange, where the routing
+	// key is the queue's name), with the mandatory flag when Mandatory.
+	Exchange  string
+	Mandatory bool
+	// Decorate, when set, adds properties or headers to each publishing
+	// (to measure what they cost the broker).
+	Decorate func(*amqp.Publishing)
 }
 
-// Publish sends l.N persistent messages to the default exchange with
-// routing key queue, with publisher confirms, from l.Publishers channels
+// Publish sends l.N persistent messages to l.Exchange with routing key
+// queue, with publisher confirms, from l.Publishers channels
 // (default 4) on one connection, and returns once the broker confirmed
 // every one.
 func Publish(ctx context.Context, url, queue string, l Load) error {
@@ -153,8 +160,11 @@ func publishStripe(ctx context.Context, conn *amqp.Connection, queue string, l L
 			break
 		}
 		body := bench.Encode(bench.Stamp{Run: l.Run, Seq: uint64(i), Sent: time.Now()}, l.Size)
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, false, false,
-			amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body})
+		pub := amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body}
+		if l.Decorate != nil {
+			l.Decorate(&pub)
+		}
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, l.Exchange, queue, l.Mandatory, false, pub)
 		if err != nil {
 			perr = err
 			break
