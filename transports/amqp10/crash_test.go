@@ -47,6 +47,10 @@ func testPeerRestart(t *testing.T, crash bool) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	preload(ctx, t, p, src, n)
+	if crash {
+		// The queues must survive the crash; what is tested is the bridge.
+		node.persistMetadata()
+	}
 
 	m := telemetry.NewMemory()
 	sess := newTestSessionWith(t, p, WithMeter(m), WithName("crash"))

@@ -166,6 +166,25 @@ func (n *rmqNode) start() {
 	}
 }
 
+// persistMetadata makes the node write its metadata store (queue
+// declarations) to disk now. A SIGKILL soon after a declaration can
+// otherwise lose the queue itself, and with it every message it held,
+// which is the broker's crash window, not the bridge's.
+func (n *rmqNode) persistMetadata() {
+	n.t.Helper()
+	var name string
+	for _, kv := range n.env {
+		if v, ok := strings.CutPrefix(kv, "RABBITMQ_NODENAME="); ok {
+			name = v
+		}
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(rabbitServer), "rabbitmqctl"), "-n", name, "eval", "mnesia:dump_log().")
+	cmd.Env = n.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		n.t.Fatalf("rabbitmqctl eval mnesia:dump_log(): %v\n%s", err, out)
+	}
+}
+
 // kill ends the node with SIGKILL, as a crash would.
 func (n *rmqNode) kill() {
 	n.t.Helper()
