@@ -196,11 +196,13 @@ func closed(ch <-chan struct{}) bool {
 func (r *rig) waitCalls(op string, n int) {
 	r.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
 	for r.store.count(op) < n {
 		if time.Now().After(deadline) {
 			r.t.Fatalf("%s calls = %d, want %d", op, r.store.count(op), n)
 		}
-		time.Sleep(time.Millisecond)
+		<-tick.C
 	}
 }
 

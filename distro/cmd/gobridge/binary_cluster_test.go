@@ -422,6 +422,8 @@ func (l *load) finish(t *testing.T) ([]int, map[int]bool) {
 func (c *testCluster) waitDelivered(accepted []int) {
 	c.t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		miss := c.sink.missing(accepted)
 		if len(miss) == 0 {
@@ -430,7 +432,7 @@ func (c *testCluster) waitDelivered(accepted []int) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("%d of %d accepted messages never arrived, e.g. %v", len(miss), len(accepted), miss[:min(10, len(miss))])
 		}
-		time.Sleep(100 * time.Millisecond)
+		<-tick.C
 	}
 }
 
@@ -584,6 +586,8 @@ func TestClusterPausedOwnerDeliversNothingOnWake(t *testing.T) {
 // active role within d, or nil.
 func (c *testCluster) activeWithin(except *clusterNode, d time.Duration) *clusterNode {
 	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for time.Now().Before(deadline) {
 		for _, node := range c.nodes {
 			if node == except {
@@ -593,7 +597,7 @@ func (c *testCluster) activeWithin(except *clusterNode, d time.Duration) *cluste
 				return node
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		<-tick.C
 	}
 	return nil
 }
