@@ -121,6 +121,10 @@ func TestClusteredInstancesShareOneLease(t *testing.T) {
 			lease = c
 		}
 	}
+	// A standby is between tries (idle) or in one (acquiring) when asked.
+	if lease.Detail == "acquiring" {
+		lease.Detail = "idle"
+	}
 	if diff := cmp.Diff(httpapi.Component{Kind: "lease", ID: "session/rabbit", Status: httpapi.HealthUp, Detail: "idle"}, lease); diff != "" {
 		t.Errorf("b's lease in deep health (-want +got):\n%s", diff)
 	}
