@@ -11,7 +11,7 @@ BENCHCPU  ?= 1
 # -race needs cgo; keep it on everywhere tests run.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test test-unit it-setup lint bench fuzz tidy clean
+.PHONY: all build run test test-unit it-setup lint bench bench-e2e fuzz tidy clean
 
 all: lint build test
 
@@ -55,6 +55,16 @@ bench:
 	@set -e; for m in $(MODULES); do \
 		(cd $$m && GOWORK=off $(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -cpu=$(BENCHCPU) ./...); \
 	done
+
+## bench-e2e: process-level harness (tools/bench): the gobridge binary against
+## a hand-written forwarder (AMQP 0-9-1 -> AMQP 0-9-1, MQTT v5 -> AMQP 0-9-1)
+## on a RabbitMQ node and a Mosquitto of its own, then the SIGKILL loop. Needs
+## rabbitmq-server and mosquitto installed; not part of test or CI. Writes
+## docs/bench-chart.svg and data/bench-e2e/. BENCH_E2E_FLAGS: e.g. -n 100000
+BENCH_E2E_FLAGS ?=
+bench-e2e:
+	cd tools/bench && $(GO) run ./cmd/benchrun -out ../../data/bench-e2e -chart ../../docs/bench-chart.svg $(BENCH_E2E_FLAGS)
+	cd tools/bench && $(GO) run ./cmd/benchrun kill -n 50000
 
 ## fuzz: run each fuzz target for FUZZTIME, one after another
 fuzz:
