@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/headerjson"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
@@ -16,7 +17,7 @@ import (
 const (
 	attrEnvID      = "ei" // envelope ID
 	attrSubject    = "su"
-	attrHeaders    = "hd" // JSON text, see headers.go; absent when none
+	attrHeaders    = "hd" // JSON text (core/headerjson); absent when none
 	attrEnvCreated = "ec" // Unix ns
 	attrEnvExpires = "ee" // Unix ns; absent without expiry
 	attrPayload    = "pl" // binary; absent when empty or deflated
@@ -89,7 +90,7 @@ func inflate(z []byte) ([]byte, error) {
 func putEnvelope(it item, env *messaging.Envelope) {
 	it[attrEnvID] = avS(env.ID)
 	it[attrSubject] = avS(env.Subject)
-	if h := encodeHeaders(env.Headers); h != nil {
+	if h := headerjson.Encode(env.Headers); h != nil {
 		it[attrHeaders] = avS(string(h))
 	}
 	it[attrEnvCreated] = avTime(env.CreatedAt)
@@ -104,7 +105,7 @@ func putEnvelope(it item, env *messaging.Envelope) {
 // envelopeOf rebuilds the envelope of an item; it adopts the payload,
 // which the SDK decoded into a fresh slice.
 func envelopeOf(it item) (*messaging.Envelope, error) {
-	h, err := decodeHeaders([]byte(getS(it, attrHeaders)))
+	h, err := headerjson.Decode([]byte(getS(it, attrHeaders)))
 	if err != nil {
 		return nil, fault.ErrInternal.WithMessage("dynamodb store: stored headers do not decode").Wrap(err)
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-func fmtType(v any) string { return fmt.Sprintf("%T", v) }
-
 // emulator is minidyn's DynamoDB server behind httptest, so the SDK talks
 // to it over the real wire path. minidyn has no TTL calls; the wrapper
 // answers them as DynamoDB would (tools/dynamoemu does the same).

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql"
 
+	"github.com/gobridge-oss/gobridge/core/headerjson"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
@@ -26,7 +27,7 @@ func envelopeColsOf(env *messaging.Envelope) envelopeCols {
 		// backing array is safe.
 		payload: env.PayloadView(),
 	}
-	if h := encodeHeaders(env.Headers); h != nil {
+	if h := headerjson.Encode(env.Headers); h != nil {
 		c.headers = sql.NullString{String: string(h), Valid: true}
 	}
 	return c
@@ -51,7 +52,7 @@ func (c *envelopeCols) dest() []any {
 // envelope rebuilds the envelope. It adopts the scanned payload, which the
 // database/sql layer already copied out of SQLite.
 func (c *envelopeCols) envelope() (*messaging.Envelope, error) {
-	h, err := decodeHeaders([]byte(c.headers.String))
+	h, err := headerjson.Decode([]byte(c.headers.String))
 	if err != nil {
 		return nil, err
 	}

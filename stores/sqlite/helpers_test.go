@@ -42,6 +42,3 @@ func persistN(t *testing.T, s *Store, partition string, n int) []string {
 	}
 	return ids
 }
-
-// fmtType names v's dynamic type.
-func fmtType(v any) string { return fmt.Sprintf("%T", v) }

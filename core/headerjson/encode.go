@@ -1,4 +1,4 @@
-package dynamodb
+package headerjson
 
 import (
 	"encoding/base64"
@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Headers are stored as a JSON text in one string attribute (the same
-// form as the SQLite store's, so an operator reads both alike). To give back the Go types a transport put
+// Headers are kept as a JSON object so that an operator can read them
+// with a store's own JSON tools. To give back the Go types a transport put
 // in, every value that is not a plain string is wrapped in a one-key
 // object whose key names its type:
 //
@@ -27,8 +27,8 @@ import (
 // A key that is not valid UTF-8 or starts with a NUL byte is stored as NUL
 // followed by its base64 form, so that every key round-trips exactly.
 
-// encodeHeaders returns the stored form of h, or nil for an empty map.
-func encodeHeaders(h map[string]any) []byte {
+// Encode returns the stored form of h, or nil for an empty map.
+func Encode(h map[string]any) []byte {
 	if len(h) == 0 {
 		return nil
 	}

@@ -1,7 +1,8 @@
-package dynamodb
+package headerjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -43,11 +44,11 @@ func TestHeadersRoundTrip(t *testing.T) {
 		"list":       []any{"x", 1, true, []byte("y"), map[string]any{"deep": int64(7)}},
 		"map":        map[string]any{"n": uint16(3), "s": "t", "inner": []any{nil}},
 	}
-	raw := encodeHeaders(h)
+	raw := Encode(h)
 	if !json.Valid(raw) {
 		t.Fatalf("stored headers are not valid JSON: %s", raw)
 	}
-	got, err := decodeHeaders(raw)
+	got, err := Decode(raw)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -59,14 +60,14 @@ func TestHeadersRoundTrip(t *testing.T) {
 		t.Errorf("headers after a round trip (-want +got):\n%s", diff)
 	}
 	for name, want := range h {
-		if w, g := fmtType(want), fmtType(got[name]); w != g {
+		if w, g := fmt.Sprintf("%T", want), fmt.Sprintf("%T", got[name]); w != g {
 			t.Errorf("header %q: type %s, want %s", name, g, w)
 		}
 	}
 }
 
 func TestHeadersPlainStringsStayReadable(t *testing.T) {
-	raw := encodeHeaders(map[string]any{"traceparent": "00-ab-cd-01"})
+	raw := Encode(map[string]any{"traceparent": "00-ab-cd-01"})
 	if want := `{"traceparent":"00-ab-cd-01"}`; string(raw) != want {
 		t.Errorf("stored %s, want %s", raw, want)
 	}
@@ -74,7 +75,7 @@ func TestHeadersPlainStringsStayReadable(t *testing.T) {
 
 func TestHeadersOtherTypesAsJSON(t *testing.T) {
 	type custom struct{ A int }
-	got, err := decodeHeaders(encodeHeaders(map[string]any{"c": custom{A: 1}, "ch": make(chan int)}))
+	got, err := Decode(Encode(map[string]any{"c": custom{A: 1}, "ch": make(chan int)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +88,10 @@ func TestHeadersOtherTypesAsJSON(t *testing.T) {
 }
 
 func TestHeadersEmpty(t *testing.T) {
-	if raw := encodeHeaders(nil); raw != nil {
+	if raw := Encode(nil); raw != nil {
 		t.Errorf("nil headers stored as %q, want nothing", raw)
 	}
-	got, err := decodeHeaders(nil)
+	got, err := Decode(nil)
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("decoding nothing = %v, %v; want an empty map", got, err)
 	}
@@ -102,7 +103,7 @@ func FuzzHeadersStrings(f *testing.F) {
 	f.Add("\x00x", "é\n")
 	f.Fuzz(func(t *testing.T, k, v string) {
 		h := map[string]any{k: v, "nested": map[string]any{k: []any{v}}, "strs": map[string]string{k: v}}
-		got, err := decodeHeaders(encodeHeaders(h))
+		got, err := Decode(Encode(h))
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}

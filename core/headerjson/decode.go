@@ -1,4 +1,4 @@
-package sqlite
+package headerjson
 
 import (
 	"encoding/base64"
@@ -11,9 +11,9 @@ import (
 
 // The stored form of headers is described in headers.go.
 
-// decodeHeaders parses the stored form; nil or empty input yields an empty
+// Decode parses the stored form; nil or empty input yields an empty
 // map.
-func decodeHeaders(raw []byte) (map[string]any, error) {
+func Decode(raw []byte) (map[string]any, error) {
 	if len(raw) == 0 {
 		return map[string]any{}, nil
 	}
