@@ -5,8 +5,7 @@ package config
 // failover, sources that connect after the lease); what is refused is the
 // part of it not built yet: deferring the connect of an MQTT source (its
 // session, not only its receiver, would have to wait for the lease),
-// releasing the lease on a broker outage, managed subscriptions and
-// unfenced direct_hold. Accepting them would let a configuration promise a
+// managed subscriptions and unfenced direct_hold. Accepting them would let a configuration promise a
 // behaviour that does not happen.
 func (v *validator) notSupportedYet() {
 	if v.f.Stores.ManagedSubscriptions != nil {
@@ -25,9 +24,6 @@ func (v *validator) notSupportedYet() {
 		sp := join(path, "session")
 		if (s.ConnectAfterLease == nil || *s.ConnectAfterLease) && v.receiverType(r.ReceiverID) == "mqtt" {
 			v.addf(join(sp, "connect_after_lease"), "not supported yet for an MQTT source: its session connects, and resumes its subscriptions, before the lease is won; use a $share/ subscription and set connect_after_lease: false")
-		}
-		if b := s.BrokerHealthStepDown; b != nil && !b.Off {
-			v.addf(join(sp, "broker_health_step_down"), "not supported yet: a broker outage does not release the lease; set it to off")
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 // features that do not run yet validate under their own rules, but a
 // plain Validate refuses each, naming the key.
 func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
-	off := false
 	for _, tc := range []struct {
 		name string
 		mut  func(f *File)
@@ -29,12 +28,6 @@ func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
 			f.Receivers[0].Type = "mqtt"
 			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
 		}, []string{"routes[0].session.connect_after_lease"}},
-		{"broker_health_step_down duration", func(f *File) {
-			withSession(f, func(s *RouteSession) {
-				s.ConnectAfterLease = &off
-				s.BrokerHealthStepDown = &OffDuration{Duration: 30 * time.Second}
-			})
-		}, []string{"routes[0].session.broker_health_step_down"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := base(t) // carries a lease store
@@ -66,6 +59,14 @@ func TestClusteringKeysThatRunAreAccepted(t *testing.T) {
 		f := base(t)
 		f.Bridge.Deployment = DeploymentClustered
 		withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
+		if _, err := f.Validate(); err != nil {
+			t.Fatalf("Validate() = %v", err)
+		}
+	})
+	t.Run("broker_health_step_down duration", func(t *testing.T) {
+		f := base(t)
+		f.Bridge.Deployment = DeploymentClustered
+		withSession(f, func(s *RouteSession) { s.BrokerHealthStepDown = &OffDuration{Duration: 30 * time.Second} })
 		if _, err := f.Validate(); err != nil {
 			t.Fatalf("Validate() = %v", err)
 		}
