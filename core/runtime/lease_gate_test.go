@@ -45,9 +45,13 @@ func (g *testGate) Hold(ctx context.Context, _ string) (runtime.LeaseTerm, error
 }
 
 // grant starts a term with version v.
-func (g *testGate) grant(v uint64) *testTerm {
+func (g *testGate) grant(v uint64) *testTerm { return g.grantValid(v, true) }
+
+// grantValid grants a term that is valid or not from the start (a term
+// made invalid after the grant may already have claimed a batch).
+func (g *testGate) grantValid(v uint64, valid bool) *testTerm {
 	t := &testTerm{g: g, tok: ports.LeaseToken{Owner: "me", Version: v}, lost: make(chan struct{})}
-	t.valid.Store(true)
+	t.valid.Store(valid)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	g.mu.Lock()
 	g.term = t
@@ -192,8 +196,7 @@ func TestLeasedDrainerDrainsOnlyWhileHolding(t *testing.T) {
 
 	// A term that is no longer valid (a paused process woke up) claims
 	// nothing either.
-	second := gate.grant(8)
-	second.valid.Store(false)
+	second := gate.grantValid(8, false)
 	waitFor(t, "a skipped claim", func() bool { return meter.Count("gobridge_outbox_lease_skipped_total", "ob", "b") > 0 })
 	if n := snd.Count(); n != 5 {
 		t.Fatalf("an invalid term sent %d messages, want none", n-5)
