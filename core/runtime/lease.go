@@ -25,6 +25,7 @@ type heldLease struct {
 	msgID  string
 	period time.Duration
 	cancel context.CancelCauseFunc
+	own    bool // cancel ends a context made for this delivery alone
 
 	until    time.Time // current end of the lease
 	due      time.Time // when to extend: a third of the period before until
@@ -35,13 +36,17 @@ type heldLease struct {
 
 // keepLease registers d with the route's lease table when d is leased, and
 // returns the context to handle d under (cancelled with errLeaseLost when
-// an extension fails) and the function that stops keeping the lease. stop
-// must run before d is settled: it waits for an extension in progress, so
-// Extend is never called after settlement.
+// an extension fails) and the held lease, nil when d is not leased.
+// releaseLease must run before d is settled: it waits for an extension in
+// progress, so Extend is never called after settlement.
 //
 // Most deliveries settle long before their lease needs extending; they
-// cost a heap insert and removal, not a goroutine of their own.
-func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Context, func()) {
+// cost a heap insert and removal, not a goroutine of their own. When d is
+// handled under the worker's base context, its lease context is the
+// worker's, reused from one delivery to the next until a lease is lost or
+// a send times out, so the common case allocates no context and its sends
+// keep the guarded path.
+func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Context, *heldLease) {
 	l, ok := d.(ports.Leased)
 	if !ok {
 		return parent, nil
@@ -51,14 +56,53 @@ func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Co
 	if until.IsZero() || period <= 0 {
 		return parent, nil
 	}
-	ctx, cancel := context.WithCancelCause(parent)
-	h := &heldLease{d: d, msgID: w.origID, period: period, cancel: cancel, until: until, due: until.Add(-period / 3)}
-	w.rn.leases.add(h)
-	return ctx, func() {
-		w.rn.leases.remove(h)
-		h.extended.Wait()
-		h.cancel(nil)
+	// The worker's one held lease is reused: once released, the table
+	// and any extension are done with it.
+	h := &w.held
+	h.d, h.msgID, h.period, h.until, h.due, h.own, h.stopped = d, w.origID, period, until, until.Add(-period/3), false, false
+	ctx := parent
+	if parent == w.baseCtx {
+		ctx, h.cancel = w.leaseContext()
+		w.guarded = ctx
+	} else {
+		ctx, h.cancel = context.WithCancelCause(parent)
+		h.own = true
 	}
+	w.rn.leases.add(h)
+	return ctx, h
+}
+
+// releaseLease stops keeping h: it leaves the lease table, and an
+// extension in progress finishes first. h may be nil.
+func (w *worker) releaseLease(h *heldLease) {
+	if h == nil {
+		return
+	}
+	w.rn.leases.remove(h)
+	h.extended.Wait()
+	if h.own {
+		h.cancel(nil)
+	} else {
+		w.guarded = nil
+	}
+	h.d, h.cancel = nil, nil
+}
+
+// leaseContext returns the worker's lease context and its cancel, making a
+// new one when the last was cancelled (a lost lease, a send timeout) or
+// the send guard moved on. It derives from the guard's context, so the
+// guard's watchdog times out its sends as it does the base context's, and
+// it carries the worker's settlement scope.
+func (w *worker) leaseContext() (context.Context, context.CancelCauseFunc) {
+	if w.leaseCtx == nil || w.leaseCtx.Err() != nil || w.leaseFrom != w.guard.current() {
+		if w.leaseCancel != nil {
+			w.leaseCancel(context.Canceled)
+		}
+		w.leaseFrom = w.guard.current()
+		ctx, cancel := context.WithCancelCause(w.leaseFrom)
+		w.leaseCtx, w.leaseCancel = ports.WithSettleScope(ctx, &w.scope), cancel
+	}
+	return w.leaseCtx, w.leaseCancel
 }
 
 // leaseTable keeps the leases of a route's in-flight deliveries in a heap

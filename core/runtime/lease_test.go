@@ -151,3 +151,70 @@ func TestLostLeaseStopsWorkAndLeavesTheMessageUnsettled(t *testing.T) {
 		t.Errorf("leases lost counted %v, want 1", got)
 	}
 }
+
+// firstSendHangs holds its first send until the context ends; later sends
+// return at once, each reporting whether its context was already done.
+type firstSendHangs struct {
+	mu    sync.Mutex
+	calls int
+	late  []error // the context's cause at each later send
+}
+
+func (s *firstSendHangs) Send(ctx context.Context, _ ports.OutboundMessage) error {
+	s.mu.Lock()
+	s.calls++
+	first := s.calls == 1
+	s.mu.Unlock()
+	if first {
+		<-ctx.Done()
+		return fault.ErrTimeout.Wrap(ctx.Err())
+	}
+	s.mu.Lock()
+	s.late = append(s.late, context.Cause(ctx))
+	s.mu.Unlock()
+	return nil
+}
+
+// TestLostLeaseDoesNotReachTheNextDelivery: one worker handles a delivery
+// whose lease is lost, then healthy leased deliveries. The worker reuses
+// its lease context from one delivery to the next; the cancellation of the
+// lost one must not carry over to them.
+func TestLostLeaseDoesNotReachTheNextDelivery(t *testing.T) {
+	const lease = 150 * time.Millisecond
+	lost := newLeasedDelivery(lease, fault.ErrNotFound.WithMessage("receipt handle expired"))
+	next := []*leasedDelivery{newLeasedDelivery(time.Hour, nil), newLeasedDelivery(time.Hour, nil)}
+	target := &firstSendHangs{}
+	stop := start(t, []runtime.Route{{ID: "r", Receiver: manyDeliveries{lost, next[0], next[1]},
+		Policy:   runtime.Policy{MaxInFlight: 1},
+		Bindings: []runtime.Binding{{ID: "b", Sender: target}}}},
+		runtime.Options{DLQ: newMemDLQ()})
+	for _, d := range next {
+		select {
+		case <-d.settledC:
+		case <-waitCtx(t).Done():
+			t.Fatal("a delivery after the lost lease never settled")
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range next {
+		d.mu.Lock()
+		if d.settled != "ack" {
+			t.Errorf("delivery %d after the lost lease settled %q, want ack", i, d.settled)
+		}
+		d.mu.Unlock()
+	}
+	target.mu.Lock()
+	defer target.mu.Unlock()
+	for i, cause := range target.late {
+		if cause != nil {
+			t.Errorf("send %d after the lost lease ran under a cancelled context: %v", i, cause)
+		}
+	}
+	lost.mu.Lock()
+	defer lost.mu.Unlock()
+	if lost.settled != "" {
+		t.Errorf("the delivery whose lease was lost was settled with %s", lost.settled)
+	}
+}

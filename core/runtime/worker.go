@@ -25,6 +25,13 @@ type worker struct {
 	// guarded is the context of the delivery in hand when it derives from
 	// the send guard's context (abandonable deliveries), else nil.
 	guarded context.Context
+	// leaseCtx is the context leased deliveries are handled under, reused
+	// until cancelled (see leaseContext); leaseFrom is the guard context
+	// it derives from.
+	leaseCtx    context.Context
+	leaseCancel context.CancelCauseFunc
+	leaseFrom   context.Context
+	held        heldLease // the lease of the delivery in hand (see keepLease)
 
 	// Per-delivery state, reset by handle.
 	d           ports.Delivery
@@ -103,12 +110,10 @@ func (w *worker) handle(d ports.Delivery) {
 
 	env := d.Envelope()
 	w.prepare(env)
-	ctx, stopLease := w.keepLease(ctx, d)
+	ctx, held := w.keepLease(ctx, d)
 	ctx, span := rn.tracer.Start(ctx, "gobridge.route", env)
 	err := w.process(ctx, d, env)
-	if stopLease != nil {
-		stopLease() // no extension may run once settling begins
-	}
+	w.releaseLease(held) // no extension may run once settling begins
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
 	w.settleSafely(ctx, d, env, err)
 	w.scope.Fire(w.outcome)
