@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
@@ -216,5 +219,38 @@ func TestLostLeaseDoesNotReachTheNextDelivery(t *testing.T) {
 	defer lost.mu.Unlock()
 	if lost.settled != "" {
 		t.Errorf("the delivery whose lease was lost was settled with %s", lost.settled)
+	}
+}
+
+// TestSendTimeoutOfALeasedDelivery: the send guard's timeout reaches a
+// leased delivery's send (its context derives from the guard's), the
+// delivery is retried as a timed-out send, and the next leased delivery on
+// the same worker sends under a live context.
+func TestSendTimeoutOfALeasedDelivery(t *testing.T) {
+	slow := newLeasedDelivery(time.Hour, nil)
+	next := newLeasedDelivery(time.Hour, nil)
+	target := &firstSendHangs{}
+	stop := start(t, []runtime.Route{{ID: "r", Receiver: manyDeliveries{slow, next},
+		Policy:   runtime.Policy{MaxInFlight: 1, SendTimeout: 50 * time.Millisecond, Backoff: runtime.Backoff{Initial: time.Hour}},
+		Bindings: []runtime.Binding{{ID: "b", Sender: target}}}},
+		runtime.Options{DLQ: newMemDLQ()})
+	for _, d := range []*leasedDelivery{slow, next} {
+		select {
+		case <-d.settledC:
+		case <-waitCtx(t).Done():
+			t.Fatal("a delivery never settled: the send timeout did not reach the leased send")
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{slow.settled, next.settled}
+	if diff := cmp.Diff([]string{"retry", "ack"}, got); diff != "" {
+		t.Errorf("settlements (-want +got):\n%s", diff)
+	}
+	target.mu.Lock()
+	defer target.mu.Unlock()
+	if diff := cmp.Diff([]error{nil}, target.late, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("causes of the later sends' contexts (-want +got):\n%s", diff)
 	}
 }
