@@ -27,6 +27,7 @@ func (f *File) applyDefaults(o *options) {
 	if b.ShutdownTimeout == 0 {
 		b.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	b.Cluster.applyDefaults()
 	for i := range f.Routes {
 		f.Routes[i].applyDefaults()
 	}

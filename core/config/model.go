@@ -55,6 +55,9 @@ type Bridge struct {
 	InstanceID string `yaml:"instance_id"`
 	// ShutdownTimeout bounds the graceful drain on stop (30s).
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// Cluster says how the members of a clustered deployment take a live
+	// reload; only a clustered deployment accepts it.
+	Cluster *Cluster `yaml:"cluster"`
 }
 
 // Component is a receiver, sender or session: an ID, a plugin type and the

@@ -49,6 +49,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 	v.http()
 	v.telemetry()
 	v.clusteredMQTT()
+	v.rollout()
 	v.sessionsAgree()
 	if !o.clusterPreview {
 		v.notSupportedYet()
