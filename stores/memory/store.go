@@ -9,7 +9,8 @@ import (
 	"github.com/gobridge-oss/gobridge/core/streamlog"
 )
 
-// Store keeps outbox records, DLQ entries and leases in memory. The three
+// Store keeps outbox records, DLQ entries, leases and managed
+// subscriptions in memory. The three
 // roles share only the clock; each has its own lock. Build it with New.
 type Store struct {
 	clk   ports.Clock
@@ -17,15 +18,17 @@ type Store struct {
 	ob    outbox
 	dlq   dlq
 	lease leases
+	subs  ledger
 	// streams holds the stream logs (streamlog.go).
 	streams *streamlog.Memory
 }
 
 // Compile-time checks that Store fills every role.
 var (
-	_ ports.OutboxStore = (*Store)(nil)
-	_ ports.DLQStore    = (*Store)(nil)
-	_ ports.LeaseStore  = (*Store)(nil)
+	_ ports.OutboxStore        = (*Store)(nil)
+	_ ports.DLQStore           = (*Store)(nil)
+	_ ports.LeaseStore         = (*Store)(nil)
+	_ ports.SubscriptionLedger = (*Store)(nil)
 )
 
 // Option configures a Store.

@@ -43,6 +43,13 @@ func TestLeaseConformance(t *testing.T) {
 	})
 }
 
+func TestSubscriptionLedgerConformance(t *testing.T) {
+	conformance.RunSubscriptionLedger(t, func(t *testing.T) conformance.LedgerHarness {
+		s, _ := newStore(t)
+		return conformance.LedgerHarness{Ledger: s, Reopen: func(*testing.T) ports.SubscriptionLedger { return s }}
+	})
+}
+
 // TestConformanceKeepingTheStore runs the suites with a Reopen that hands
 // back the same store: the memory store keeps everything as long as it is
 // not dropped, and this exercises the durability subtests' own logic.
