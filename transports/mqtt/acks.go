@@ -44,6 +44,11 @@ type ackState struct {
 	order          []*ackToken // unacknowledged tokens in arrival order, from head
 	head           int
 	sessionPresent bool
+	// earlierStale makes every token of an earlier connection stale, even
+	// when the broker did not report a resumed session: set for a session
+	// that connects per lease term, whose earlier messages the broker
+	// hands to whoever holds the session next.
+	earlierStale bool
 }
 
 func newAckState(limit int) *ackState {
@@ -170,7 +175,24 @@ func (a *ackState) stale(t *ackToken) bool {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return t.gen != a.gen && a.sessionPresent
+	return t.gen != a.gen && (a.sessionPresent || a.earlierStale)
+}
+
+// dropEarlier makes every token of an earlier connection stale from now
+// on (see earlierStale).
+func (a *ackState) dropEarlier() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.earlierStale = true
+}
+
+// endConnection ends the generation of a connection the session closed
+// itself (the end of a lease term): its pending tokens are never
+// acknowledged.
+func (a *ackState) endConnection() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextGen()
 }
 
 // generation returns the current connection's number.

@@ -142,3 +142,13 @@ func (s *Session) stopHandover() {
 		s.ho.timer = nil
 	}
 }
+
+// dropOrphans forgets the kept messages of closed receivers: at the end of
+// a lease term they belong to the broker again, which sends them to the
+// next holder of the session.
+func (s *Session) dropOrphans() {
+	s.ho.mu.Lock()
+	defer s.ho.mu.Unlock()
+	clear(s.ho.orphans)
+	s.ho.orphans = nil
+}

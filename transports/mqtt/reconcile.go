@@ -41,8 +41,8 @@ func (s *Session) Reconcile(ctx context.Context, plan ports.SessionPlan) error {
 
 // reconcileLoop converges after every connection and retries a failed
 // convergence with the reconnect backoff. It ends with ctx.
-func (s *Session) reconcileLoop(ctx context.Context) {
-	defer close(s.loopDone)
+func (s *Session) reconcileLoop(ctx context.Context, run *connRun) {
+	defer close(run.loopDone)
 	var (
 		timer   *time.Timer
 		retry   <-chan time.Time

@@ -96,7 +96,10 @@ func (sn *Sender) send(ctx context.Context, msg ports.OutboundMessage) error {
 		if err := sn.s.Start(ctx); err != nil {
 			return err
 		}
-		cm = sn.s.manager()
+		if cm = sn.s.manager(); cm == nil {
+			// A deferred session between its lease terms.
+			return fault.ErrUnavailable.WithMessage("mqtt session not connected: this instance does not hold its lease")
+		}
 	}
 	lim := sn.s.limits() // after Start: the broker's CONNACK sets them
 	if pub.QoS > lim.maxQoS {

@@ -30,16 +30,13 @@ type Session struct {
 	acks     *ackState
 	backoff  *reconnectBackoff
 
-	mu        sync.Mutex
-	started   bool
-	closed    bool
-	cm        *autopaho.ConnectionManager
-	stop      context.CancelFunc // ends the connection manager and the reconcile loop
-	loopDone  chan struct{}
-	first     chan struct{} // closed once the first attempt succeeded or failed
-	firstErr  error
-	firstOnce sync.Once
-	server    serverLimits // from the latest CONNACK (MQTT's defaults before one)
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	deferred bool         // connects only within lease terms (DeferConnect)
+	run      *connRun     // the running connection manager; nil before Start and between terms
+	first    *outcome     // the first attempt of the current run, which Start waits for
+	server   serverLimits // from the latest CONNACK (MQTT's defaults before one)
 
 	terminal   atomic.Pointer[IngressViolation]
 	terminated chan struct{} // closed when a violation ended the session
@@ -73,7 +70,7 @@ func NewSession(cfg SessionConfig, opts ...Option) (*Session, error) {
 		clientID:   cfg.ClientID,
 		acks:       newAckState(cfg.ReceiveMaximum),
 		backoff:    newReconnectBackoff(cfg.Reconnect, o.rand),
-		first:      make(chan struct{}),
+		first:      newOutcome(),
 		terminated: make(chan struct{}),
 		closedCh:   make(chan struct{}),
 		kick:       make(chan struct{}, 1),
@@ -110,6 +107,10 @@ func (s *Session) ClientID() string { return s.clientID }
 // (nil) or failed (a transient CONNECTION_LOST error); either way the
 // session keeps reconnecting in the background until Close. Calling it
 // again only waits for that first outcome.
+//
+// A deferred session (DeferConnect) does not connect in Start: outside a
+// lease term Start returns nil at once, within one it waits for the
+// term's first attempt.
 func (s *Session) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -118,47 +119,99 @@ func (s *Session) Start(ctx context.Context) error {
 	}
 	if !s.started {
 		s.started = true
-		if err := s.launch(); err != nil {
-			s.mu.Unlock()
-			return err
+		if !s.deferred {
+			if err := s.launch(nil); err != nil {
+				s.mu.Unlock()
+				return err
+			}
 		}
 	}
+	if s.deferred && s.run == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	first := s.first
 	s.mu.Unlock()
+	return first.wait(ctx)
+}
+
+// connRun is the life of one connection manager: the whole life of a
+// session that connects at Start, or one lease term of a deferred
+// session. Its callbacks check ended, so that a late one from a run that
+// was stopped does not touch the next run's state.
+type connRun struct {
+	cm       *autopaho.ConnectionManager
+	stop     context.CancelFunc // ends the connection manager and the reconcile loop
+	loopDone chan struct{}
+	first    *outcome
+	// valid reports whether the lease of the term is still held; nil
+	// outside lease terms. No connection attempt starts without it.
+	valid func() bool
+	ended atomic.Bool
+}
+
+// outcome is the result of a run's first connection attempt.
+type outcome struct {
+	done chan struct{}
+	err  error
+	once sync.Once
+}
+
+func newOutcome() *outcome { return &outcome{done: make(chan struct{})} }
+
+// set records err unless an outcome is recorded already.
+func (o *outcome) set(err error) {
+	o.once.Do(func() {
+		o.err = err
+		close(o.done)
+	})
+}
+
+// wait returns the outcome, or a transient error when ctx ends first.
+func (o *outcome) wait(ctx context.Context) error {
 	select {
-	case <-s.first:
-		return s.firstErr
+	case <-o.done:
+		return o.err
 	case <-ctx.Done():
 		return fault.ErrConnectionLost.WithMessage("mqtt session: no connection yet").Wrap(ctx.Err())
 	}
 }
 
-// launch starts the connection manager and the reconcile loop. s.mu is
+// launch starts a connection manager and the reconcile loop; valid
+// guards each connection attempt of a lease term (nil: none). s.mu is
 // held.
-func (s *Session) launch() error {
+func (s *Session) launch(valid func() bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
-	cm, err := autopaho.NewConnection(ctx, s.clientConfig())
+	run := &connRun{stop: cancel, loopDone: make(chan struct{}), first: s.first, valid: valid}
+	cm, err := autopaho.NewConnection(ctx, s.clientConfig(run))
 	if err != nil {
 		cancel()
 		return fault.ErrInvalidConfig.WithMessage("mqtt session").Wrap(err)
 	}
-	s.cm, s.stop, s.loopDone = cm, cancel, make(chan struct{})
-	go s.reconcileLoop(ctx)
+	run.cm = cm
+	s.run = run
+	go s.reconcileLoop(ctx, run)
 	return nil
 }
 
-// firstOutcome records the result of the first connection attempt.
+// firstOutcome records the result of the current run's first connection
+// attempt.
 func (s *Session) firstOutcome(err error) {
-	s.firstOnce.Do(func() {
-		s.firstErr = err
-		close(s.first)
-	})
+	s.mu.Lock()
+	f := s.first
+	s.mu.Unlock()
+	f.set(err)
 }
 
-// manager returns the connection manager, or nil before Start.
+// manager returns the connection manager, or nil before Start and
+// between the lease terms of a deferred session.
 func (s *Session) manager() *autopaho.ConnectionManager {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cm
+	if s.run == nil {
+		return nil
+	}
+	return s.run.cm
 }
 
 // limits returns what the broker announced on the current connection.
@@ -189,10 +242,10 @@ func (s *Session) onViolation(v *IngressViolation) {
 	close(s.terminated)
 	s.firstOutcome(fault.ErrProtocolError.WithMessage("mqtt session").Wrap(v))
 	s.mu.Lock()
-	stop := s.stop
+	run := s.run
 	s.mu.Unlock()
-	if stop != nil {
-		stop()
+	if run != nil {
+		run.stop()
 	}
 }
 
@@ -216,26 +269,37 @@ func (s *Session) Close(ctx context.Context) error {
 	s.closed = true
 	close(s.closedCh)
 	s.stopHandover()
-	cm, stop, loopDone := s.cm, s.stop, s.loopDone
+	run := s.run
+	s.run = nil
 	s.mu.Unlock()
 	s.firstOutcome(fault.ErrUnavailable.WithMessage("mqtt session is closed"))
 	var err error
-	if cm != nil {
-		if derr := cm.Disconnect(ctx); derr != nil {
-			err = fault.ErrTimeout.WithMessage("mqtt session: disconnect").Wrap(derr)
-		}
-		stop()
-		select {
-		case <-loopDone:
-		case <-ctx.Done():
-			if err == nil {
-				err = fault.ErrTimeout.WithMessage("mqtt session: close").Wrap(ctx.Err())
-			}
-		}
+	if run != nil {
+		err = run.shutdown(ctx)
 	}
 	s.st.end("closed")
 	s.m.connected.Set(0)
 	s.st.close()
+	return err
+}
+
+// shutdown disconnects gracefully (DISCONNECT reason 0: a session with an
+// expiry stays at the broker) within ctx and waits for the run's
+// goroutines.
+func (r *connRun) shutdown(ctx context.Context) error {
+	r.ended.Store(true)
+	var err error
+	if derr := r.cm.Disconnect(ctx); derr != nil {
+		err = fault.ErrTimeout.WithMessage("mqtt session: disconnect").Wrap(derr)
+	}
+	r.stop()
+	select {
+	case <-r.loopDone:
+	case <-ctx.Done():
+		if err == nil {
+			err = fault.ErrTimeout.WithMessage("mqtt session: close").Wrap(ctx.Err())
+		}
+	}
 	return err
 }
 

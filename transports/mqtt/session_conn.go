@@ -16,8 +16,9 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// clientConfig translates the session configuration for autopaho.
-func (s *Session) clientConfig() autopaho.ClientConfig {
+// clientConfig translates the session configuration for autopaho, with
+// the callbacks bound to run.
+func (s *Session) clientConfig(run *connRun) autopaho.ClientConfig {
 	c := s.cfg
 	expiry := uint32(c.SessionExpiry / time.Second)
 	recvMax := uint16(c.ReceiveMaximum)
@@ -30,12 +31,16 @@ func (s *Session) clientConfig() autopaho.ClientConfig {
 		SessionExpiryInterval:         expiry,
 		ReconnectBackoff:              s.backoff.delay,
 		ConnectTimeout:                c.ConnectTimeout,
-		AttemptConnection:             s.dial,
-		ConnectUsername:               c.Username,
-		ConnectPassword:               []byte(c.Password),
-		OnConnectionUp:                s.connectionUp,
-		OnConnectionDown:              s.connectionDown,
-		OnConnectError:                s.connectError,
+		AttemptConnection: func(ctx context.Context, cc autopaho.ClientConfig, u *url.URL) (net.Conn, error) {
+			return s.dial(ctx, run, u)
+		},
+		ConnectUsername: c.Username,
+		ConnectPassword: []byte(c.Password),
+		OnConnectionUp: func(_ *autopaho.ConnectionManager, ca *paho.Connack) {
+			s.connectionUp(run, ca)
+		},
+		OnConnectionDown: func() bool { return s.connectionDown(run) },
+		OnConnectError:   func(err error) { s.connectError(run, err) },
 		ConnectPacketBuilder: func(cp *paho.Connect, _ *url.URL) (*paho.Connect, error) {
 			if cp.Properties == nil {
 				cp.Properties = &paho.ConnectProperties{}
@@ -58,10 +63,16 @@ func (s *Session) clientConfig() autopaho.ClientConfig {
 }
 
 // dial opens the network connection for one attempt and puts the ingress
-// guard on top of TLS or WebSocket.
-func (s *Session) dial(ctx context.Context, _ autopaho.ClientConfig, u *url.URL) (net.Conn, error) {
+// guard on top of TLS or WebSocket. Within a lease term it first checks
+// that the lease is still held: a process that wakes up after its lease
+// expired (it was paused, say) must not take the broker session back from
+// the instance that won the lease meanwhile.
+func (s *Session) dial(ctx context.Context, run *connRun, u *url.URL) (net.Conn, error) {
 	if v := s.terminal.Load(); v != nil {
 		return nil, v
+	}
+	if run.ended.Load() || (run.valid != nil && !run.valid()) {
+		return nil, errTermOver
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
@@ -114,7 +125,10 @@ func hostPort(u *url.URL, defPort string) string {
 }
 
 // connectionUp runs on autopaho's goroutine for every connection.
-func (s *Session) connectionUp(_ *autopaho.ConnectionManager, ca *paho.Connack) {
+func (s *Session) connectionUp(run *connRun, ca *paho.Connack) {
+	if run.ended.Load() {
+		return
+	}
 	lim := serverLimits{maxQoS: 2, retain: true}
 	if p := ca.Properties; p != nil {
 		if p.MaximumPacketSize != nil {
@@ -135,7 +149,7 @@ func (s *Session) connectionUp(_ *autopaho.ConnectionManager, ca *paho.Connack) 
 	s.st.set(ports.SessionDegraded, true, "connected; applying subscriptions")
 	s.st.emit(ports.EventConnected, nil)
 	s.o.logger.Info("mqtt session connected", "session", s.o.name, "session_present", ca.SessionPresent)
-	s.firstOutcome(nil)
+	run.first.set(nil)
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -144,7 +158,10 @@ func (s *Session) connectionUp(_ *autopaho.ConnectionManager, ca *paho.Connack) 
 
 // connectionDown runs on autopaho's goroutine after a connection ended;
 // returning false stops reconnecting.
-func (s *Session) connectionDown() bool {
+func (s *Session) connectionDown(run *connRun) bool {
+	if run.ended.Load() {
+		return false
+	}
 	s.backoff.down(time.Now())
 	s.m.disconnects.Add(1)
 	s.m.connected.Set(0)
@@ -163,10 +180,17 @@ func (s *Session) connectionDown() bool {
 
 // connectError runs (on its own goroutine) after a failed attempt. The
 // error is redacted: autopaho's message names the URL.
-func (s *Session) connectError(err error) {
+func (s *Session) connectError(run *connRun, err error) {
 	var v *IngressViolation
-	if errors.As(err, &v) {
-		return // onViolation reported it
+	if errors.As(err, &v) || run.ended.Load() {
+		return // onViolation reported it, or the run is over
+	}
+	if errors.Is(err, errTermOver) {
+		be := fault.ErrUnavailable.WithMessage("mqtt session: the lease term is over; not connecting")
+		s.st.emit(ports.EventError, be)
+		s.o.logger.Warn("mqtt session not connecting: this instance no longer holds the lease", "session", s.o.name)
+		run.first.set(be)
+		return
 	}
 	be := fault.ErrConnectionLost.WithMessage("mqtt session: connection attempt failed").Wrap(errors.New(redactURL(err.Error())))
 	var ce *autopaho.ConnackError
@@ -175,7 +199,7 @@ func (s *Session) connectError(err error) {
 	}
 	s.st.emit(ports.EventError, be)
 	s.o.logger.Warn("mqtt connection attempt failed", "session", s.o.name, "error", be)
-	s.firstOutcome(be)
+	run.first.set(be)
 	if s.terminal.Load() == nil && !s.isClosed() {
 		s.st.set(ports.SessionDown, false, "connection attempt failed; reconnecting")
 		s.st.emit(ports.EventReconnecting, nil)

@@ -86,6 +86,15 @@ func (ss *subscriptionSet) connected(sessionPresent bool) {
 	}
 }
 
+// forgetApplied drops what the session believes the broker holds, so
+// that every desired subscription is subscribed again on the next
+// connection.
+func (ss *subscriptionSet) forgetApplied() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.applied = nil
+}
+
 // desired returns the wanted subscriptions by topic filter; a receiver's
 // options win over a plan entry for the same filter.
 func (ss *subscriptionSet) desired() map[string]subscription {
