@@ -74,6 +74,17 @@ func TestDLQConformance(t *testing.T) {
 	})
 }
 
+func TestSubscriptionLedgerConformance(t *testing.T) {
+	conformance.RunSubscriptionLedger(t, func(t *testing.T) conformance.LedgerHarness {
+		r := newReopener(t)
+		return conformance.LedgerHarness{
+			Ledger: r.cur,
+			Reopen: func(t *testing.T) ports.SubscriptionLedger { return r.reopen(t) },
+			Close:  r.close,
+		}
+	})
+}
+
 func TestLeaseConformance(t *testing.T) {
 	conformance.RunLeaseStore(t, func(t *testing.T) conformance.LeaseHarness {
 		r := newReopener(t)

@@ -173,6 +173,23 @@ func migrations() []migration {
 				PRIMARY KEY (channel, seq)
 			)`,
 		},
+	}, {
+		version: 5,
+		name:    "managed subscriptions: the filters a durable broker session was given",
+		stmts: []string{
+			// A row per session that was ever saved, so that an empty set
+			// is told apart from a session never baselined.
+			`CREATE TABLE managed_session (
+				session  TEXT PRIMARY KEY,
+				saved_at INTEGER NOT NULL
+			) WITHOUT ROWID`,
+			`CREATE TABLE managed_subscription (
+				session TEXT NOT NULL,
+				filter  TEXT NOT NULL,
+				qos     INTEGER NOT NULL,
+				PRIMARY KEY (session, filter)
+			) WITHOUT ROWID`,
+		},
 	}}
 }
 

@@ -37,6 +37,7 @@ var (
 	_ ports.OutboxBatchCompleter = (*Store)(nil)
 	_ ports.DLQStore             = (*Store)(nil)
 	_ ports.LeaseStore           = (*Store)(nil)
+	_ ports.SubscriptionLedger   = (*Store)(nil)
 )
 
 // Open opens the store at path, creating the file when it does not exist.

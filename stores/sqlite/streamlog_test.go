@@ -33,8 +33,9 @@ func TestStreamLogOnAFileFromBeforeTheStreamTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		"DROP TABLE managed_subscription", "DROP TABLE managed_session",
 		"DROP TABLE stream_event", "DROP TABLE stream_channel",
-		"DELETE FROM schema_migrations WHERE version = 4", "PRAGMA user_version = 3",
+		"DELETE FROM schema_migrations WHERE version >= 4", "PRAGMA user_version = 3",
 	} {
 		execRaw(t, path, stmt)
 	}
