@@ -67,6 +67,7 @@ type Bridge struct {
 	comps  map[string]*component
 	stores *storeSet
 	leases *leaseSet
+	ro     *clusterRollout // how a reload is taken (cluster_reload.go)
 	routes map[string]*routeRun
 	runCtx context.Context // parent of the route runtimes; set by Run
 	closed bool
@@ -97,6 +98,10 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 	}
 	b.stores = stores
 	b.leases = newLeaseSet(stores.lease, f.Bridge.InstanceID, b.log.With("component", "lease"), opts.Meter)
+	if b.ro, err = newClusterRollout(f, stores.lease, b.log.With("component", "rollout")); err != nil {
+		b.closeAll(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	if err := b.buildComponents(ctx, f, nil); err != nil {
 		b.closeAll(context.WithoutCancel(ctx))
 		return nil, err
@@ -139,8 +144,10 @@ func (b *Bridge) Run(ctx context.Context) error {
 	for _, rr := range b.routes {
 		rr.start(runCtx)
 	}
+	b.ro.startWatch(b)
 	b.mu.Unlock()
 	<-ctx.Done()
+	b.ro.stopWatch()
 	b.log.Info("stopping: draining routes")
 	return b.stop(context.WithoutCancel(ctx))
 }
@@ -161,6 +168,7 @@ func (b *Bridge) stop(ctx context.Context) error {
 	wg.Wait()
 	// The routes' drainers have stopped: the leases can be released.
 	b.leases.stop()
+	b.ro.cancel()
 	close(errs)
 	var all []error
 	for err := range errs {
