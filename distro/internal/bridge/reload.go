@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/fault"
@@ -22,26 +23,69 @@ type ReloadReport struct {
 	RestartRequired []config.Warning
 }
 
+// applyAttempts bounds how often a member applies a configuration its
+// cohort committed (coordinated rollout) before it reports the failure.
+const applyAttempts = 3
+
 // ReloadFile applies nf, which must be valid: routes that were removed or
 // changed are stopped (their in-flight deliveries finish, or are left to
 // their source, within the shutdown timeout), components whose settings
 // changed are rebuilt, and new or changed routes start. Untouched routes
 // keep running throughout. The API keys of nf are handed to the server set
 // by UseAPI. When a component cannot be built, the previous configuration
-// is put back and the error returned.
+// is put back and the error returned. A clustered bridge first asks its
+// rollout mode (clusterRollout), which may refuse the reload or, for a
+// coordinated rollout, wait for the other members' votes.
 func (b *Bridge) ReloadFile(ctx context.Context, nf *config.File) (ReloadReport, error) {
+	b.ro.reloading.Lock()
+	defer b.ro.reloading.Unlock()
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return ReloadReport{}, fault.ErrUnavailable.WithMessage("the bridge is stopping")
+	}
+	if err := b.checkKeys(nf); err != nil {
+		b.mu.Unlock()
+		return ReloadReport{}, err
+	}
+	old := b.file
+	b.mu.Unlock()
+	plan := config.Diff(old, nf)
+	committed, err := b.ro.admit(ctx, old, nf, plan)
+	if err != nil {
+		return ReloadReport{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		rep, err := b.applyPlan(ctx, old, nf, plan)
+		if err == nil || !committed || attempt == applyAttempts || !b.runs(old) {
+			b.ro.settle(committed, err)
+			return rep, err
+		}
+		b.log.Warn("applying the configuration the cohort committed failed; retrying", "attempt", attempt, "err", sanitize(err, nf, old))
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			b.ro.settle(committed, err)
+			return rep, err
+		case <-t.C:
+		}
+	}
+}
+
+// runs reports whether f is the running configuration.
+func (b *Bridge) runs(f *config.File) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.file == f && !b.closed
+}
+
+// applyPlan makes nf the running configuration, or puts old back.
+func (b *Bridge) applyPlan(ctx context.Context, old, nf *config.File, plan config.ReloadPlan) (ReloadReport, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return ReloadReport{}, fault.ErrUnavailable.WithMessage("the bridge is stopping")
-	}
-	if err := b.checkKeys(nf); err != nil {
-		return ReloadReport{}, err
-	}
-	old := b.file
-	plan := config.Diff(old, nf)
-	if err := refuseClustered(old, nf, plan); err != nil {
-		return ReloadReport{}, err
 	}
 	restart := slices.Concat(plan.Removed, plan.Changed)
 	b.stopRoutes(restart)
