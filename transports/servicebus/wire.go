@@ -88,7 +88,7 @@ type outbound struct {
 }
 
 // toMessage builds the Service Bus message for env: the payload as the
-// one data section, the envelope ID as the message id (hashed when longer
+// one data section, a header only to carry the time to live, the envelope ID as the message id (hashed when longer
 // than Service Bus's 128 characters), the subject and creation time in
 // their native properties, the expiry as the time to live, every header
 // outside HeaderNamespace as an application property, except the
@@ -97,7 +97,6 @@ type outbound struct {
 func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotatedMessage, error) {
 	m := &azservicebus.AMQPAnnotatedMessage{
 		Body:       azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{env.PayloadView()}},
-		Header:     &azservicebus.AMQPAnnotatedMessageHeader{Durable: true},
 		Properties: &azservicebus.AMQPAnnotatedMessageProperties{},
 	}
 	if env.ID != "" {
@@ -115,7 +114,10 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		m.Properties.CreationTime = &t
 	}
 	if env.HasExpiry() {
-		m.Header.TTL = max(env.ExpiresAt.Sub(o.now), time.Millisecond)
+		// Only the time to live needs a header: Service Bus stores every
+		// message whatever durable says, and 4 is AMQP's default priority,
+		// which go-amqp then leaves out.
+		m.Header = &azservicebus.AMQPAnnotatedMessageHeader{Priority: 4, TTL: max(env.ExpiresAt.Sub(o.now), time.Millisecond)}
 	}
 	if s, ok := env.HeaderString(messaging.HeaderCorrelationID); ok && s != "" && len(s) <= maxIDLength && utf8.ValidString(s) {
 		m.Properties.CorrelationID = s

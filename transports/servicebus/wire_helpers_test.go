@@ -15,10 +15,13 @@ import (
 func overTheWire(t testing.TB, m *azservicebus.AMQPAnnotatedMessage, seq int64, deliveries uint32) *azservicebus.ReceivedMessage {
 	t.Helper()
 	out := &amqp.Message{
-		Header:                &amqp.MessageHeader{Durable: m.Header.Durable, TTL: m.Header.TTL, DeliveryCount: deliveries},
+		Header:                &amqp.MessageHeader{DeliveryCount: deliveries},
 		ApplicationProperties: m.ApplicationProperties,
 		Data:                  m.Body.Data,
 		Annotations:           amqp.Annotations{},
+	}
+	if m.Header != nil {
+		out.Header.Durable, out.Header.TTL = m.Header.Durable, m.Header.TTL
 	}
 	p := m.Properties
 	out.Properties = &amqp.MessageProperties{MessageID: p.MessageID, Subject: p.Subject, CorrelationID: p.CorrelationID,
