@@ -35,15 +35,22 @@ type Config struct {
 	// Rand returns uniform numbers in [0,1) for the renewal jitter
 	// (math/rand/v2).
 	Rand func() float64
+	// BrokerHealth enables broker-health step-down (off when After is
+	// zero); the probe comes from SetHealthProbe.
+	BrokerHealth BrokerHealth
 }
 
 // Manager keeps one lease: it acquires it, renews it, steps down and
 // acquires it again, until Run's context ends. Its methods are safe for
 // concurrent use.
 type Manager struct {
-	cfg Config
-	log *slog.Logger
-	m   metrics
+	cfg    Config
+	log    *slog.Logger
+	m      metrics
+	health BrokerHealth // resolved; After is zero when off
+	// heldOff is 1 while the manager sits out after a broker-health
+	// step-down.
+	heldOff telemetry.Gauge
 
 	mu      sync.Mutex
 	state   State
@@ -51,7 +58,11 @@ type Manager struct {
 	changed chan struct{} // closed and replaced at every state change
 	ran     bool
 
-	stepDown chan struct{} // a requested step-down; buffered, one pending
+	stepDown chan string // a requested step-down's reason; buffered, one pending
+
+	// Broker-health step-down (health.go).
+	probe            HealthProbe
+	outMin, outUntil time.Time // the sit-out after a broker-health step-down; zero when none
 }
 
 // New checks cfg and returns a manager in state Idle. Nothing runs before
@@ -80,9 +91,12 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Float64
 	}
+	ms := newMetrics(cfg.Meter, cfg.Key)
+	ms.stepDowns[reasonBrokerHealth] = cfg.Meter.Counter(descStepDowns, cfg.Key, reasonBrokerHealth)
 	return &Manager{
-		cfg: cfg, log: cfg.Logger.With("lease", cfg.Key, "owner", cfg.Owner), m: newMetrics(cfg.Meter, cfg.Key),
-		changed: make(chan struct{}), stepDown: make(chan struct{}, 1),
+		cfg: cfg, log: cfg.Logger.With("lease", cfg.Key, "owner", cfg.Owner), m: ms,
+		health: cfg.BrokerHealth.resolved(cfg.Timing), heldOff: cfg.Meter.Gauge(descHeldOff, cfg.Key),
+		changed: make(chan struct{}), stepDown: make(chan string, 1),
 	}, nil
 }
 
@@ -131,9 +145,13 @@ func (m *Manager) Hold(ctx context.Context) (*Term, error) {
 // StepDown asks the manager to give the lease up (as broker-health
 // step-down does); it acquires it again later like after any step-down.
 // It does nothing when the lease is not held.
-func (m *Manager) StepDown() {
+func (m *Manager) StepDown() { m.requestStepDown(reasonRequested) }
+
+// requestStepDown asks keep to step down for reason, unless a request is
+// already pending.
+func (m *Manager) requestStepDown(reason string) {
 	select {
-	case m.stepDown <- struct{}{}:
+	case m.stepDown <- reason:
 	default:
 	}
 }
@@ -166,16 +184,34 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.ran = true
 	m.mu.Unlock()
-	// A step-down requested before the lease was held means nothing.
-	select {
-	case <-m.stepDown:
-	default:
+	if m.health.After > 0 {
+		hctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m.watchHealth(hctx)
+		}()
+		defer func() {
+			stop()
+			<-done
+		}()
 	}
 	wait := time.Duration(0)
 	for {
 		if !m.sleep(ctx, wait) {
 			m.setState(Released, nil)
 			return nil
+		}
+		// A step-down requested while the lease was not held means
+		// nothing.
+		select {
+		case <-m.stepDown:
+		default:
+		}
+		if m.sittingOut() {
+			m.setState(Idle, nil)
+			wait = m.cfg.Timing.AcquirePollInterval
+			continue
 		}
 		m.setState(Acquiring, nil)
 		t, err := m.acquire(ctx)
@@ -246,9 +282,9 @@ func (m *Manager) keep(ctx context.Context, t *Term) string {
 		case <-ctx.Done():
 			timer.Stop()
 			return reasonStop
-		case <-m.stepDown:
+		case reason := <-m.stepDown:
 			timer.Stop()
-			return reasonRequested
+			return reason
 		case <-timer.C():
 		}
 		m.setState(Renewing, t)
