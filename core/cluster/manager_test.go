@@ -79,8 +79,15 @@ func TestStepDown(t *testing.T) {
 			term := r.hold()
 			store.failRenewals(tc.renewErrs...)
 			if tc.renewals == 0 {
-				for range len(tc.renewErrs) {
+				for i, err := range tc.renewErrs {
 					r.tick(testTiming.RenewInterval)
+					if err == nil {
+						// A renewal that succeeds is Renewing only
+						// for the length of the call: wait for its end.
+						r.waitCalls("renew", i+1)
+						r.waitState(Active)
+						continue
+					}
 					r.waitState(Renewing)
 				}
 				r.tick(testTiming.RenewInterval)
@@ -192,15 +199,20 @@ func TestPausedHolderIsInvalidOnWake(t *testing.T) {
 	if want := epoch.Add(testTiming.TTL - testTiming.safetyMargin()); !until.Equal(want) {
 		t.Fatalf("valid until %v, want %v", until, want)
 	}
-	// Another owner takes over while this one sleeps.
-	clk.Advance(testTiming.TTL + time.Second) // the renewal timer fires too, but is not run yet
+	// Another owner takes over while this one sleeps. The renewal timer
+	// fires too; that overdue renewal fails, so that it cannot extend the
+	// term whenever it runs.
+	store.failRenewals(fault.ErrUnavailable.WithMessage("store down"))
+	clk.Advance(testTiming.TTL + time.Second)
 	if term.Valid() {
 		t.Fatal("the term is valid after its lease expired")
 	}
 	if _, err := store.Acquire(context.Background(), "session/s1", "b", testTiming.TTL); err != nil {
 		t.Fatal(err)
 	}
-	r.waitState(Idle) // the overdue renewal meets the stale token
+	r.waitCalls("renew", 1)
+	r.tick(testTiming.RenewInterval)
+	r.waitState(Idle) // the next renewal meets the stale token
 	if !closed(term.Lost()) {
 		t.Fatal("the term survived a stale renewal")
 	}
