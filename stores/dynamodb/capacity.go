@@ -21,6 +21,7 @@ const (
 	opDepth    = "depth"
 	opDLQ      = "dlq"
 	opLease    = "lease"
+	opLedger   = "managed_subscriptions"
 	opSetup    = "setup"
 )
 

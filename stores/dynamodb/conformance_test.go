@@ -66,6 +66,19 @@ func TestDLQConformance(t *testing.T) {
 	})
 }
 
+func TestSubscriptionLedgerConformance(t *testing.T) {
+	emu := newEmulator(t)
+	conformance.RunSubscriptionLedger(t, func(t *testing.T) conformance.LedgerHarness {
+		r := newReopener(t, emu)
+		return conformance.LedgerHarness{
+			Ledger:  r.cur,
+			Reopen:  func(t *testing.T) ports.SubscriptionLedger { return r.reopen(t) },
+			Close:   r.close,
+			Timeout: suiteTimeout,
+		}
+	})
+}
+
 func TestLeaseConformance(t *testing.T) {
 	emu := newEmulator(t)
 	conformance.RunLeaseStore(t, func(t *testing.T) conformance.LeaseHarness {

@@ -32,9 +32,10 @@ type Store struct {
 
 // The store implements the three store ports.
 var (
-	_ ports.OutboxStore = (*Store)(nil)
-	_ ports.DLQStore    = (*Store)(nil)
-	_ ports.LeaseStore  = (*Store)(nil)
+	_ ports.OutboxStore        = (*Store)(nil)
+	_ ports.DLQStore           = (*Store)(nil)
+	_ ports.LeaseStore         = (*Store)(nil)
+	_ ports.SubscriptionLedger = (*Store)(nil)
 )
 
 // Open validates c, builds the SDK client and checks the three tables,
