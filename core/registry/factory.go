@@ -44,6 +44,11 @@ type Deps struct {
 	// store can hold per-channel replay logs, or nil. The SSE sender keeps
 	// its channels' events in it.
 	StreamLog ports.StreamLog
+	// Subscriptions is, for a session, the configured
+	// stores.managed_subscriptions store, or nil when none is configured.
+	// A durable MQTT session records in it the subscriptions it made, so
+	// that a later start unsubscribes those the configuration dropped.
+	Subscriptions ports.SubscriptionLedger
 }
 
 // Factory is the part every factory shares: its type name, what it

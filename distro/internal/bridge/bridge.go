@@ -120,7 +120,7 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 // deps returns the factory dependencies of the component id.
 func (b *Bridge) deps(id string) registry.Deps {
 	return registry.Deps{ID: id, Logger: b.log.With("component", id), Meter: b.opts.Meter, DataDir: b.opts.DataDir,
-		StreamLog: b.stores.streamLog()}
+		StreamLog: b.stores.streamLog(), Subscriptions: b.stores.ledger()}
 }
 
 // Run starts sessions and routes and blocks until ctx ends; it then stops

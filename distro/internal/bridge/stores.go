@@ -11,12 +11,13 @@ import (
 	"github.com/gobridge-oss/gobridge/core/registry"
 )
 
-// storeSet holds the stores of the three roles. Roles configured with the
+// storeSet holds the stores of the four roles. Roles configured with the
 // same type and settings share one instance (one SQLite file, one writer).
 type storeSet struct {
 	outbox ports.OutboxStore
 	dlq    ports.DLQStore
 	lease  ports.LeaseStore
+	subs   ports.SubscriptionLedger
 	opened []any
 }
 
@@ -79,7 +80,25 @@ func openStores(ctx context.Context, f *config.File, reg *registry.Registry, d r
 			return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("stores.lease: type %q cannot hold a lease", f.Stores.Lease.Type))
 		}
 	}
+	if v, err := open("managed_subscriptions", f.Stores.ManagedSubscriptions); err != nil {
+		s.close(context.WithoutCancel(ctx), d.Logger)
+		return nil, err
+	} else if v != nil {
+		if s.subs, ok = v.(ports.SubscriptionLedger); !ok {
+			s.close(context.WithoutCancel(ctx), d.Logger)
+			return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf(
+				"stores.managed_subscriptions: type %q cannot keep managed subscriptions", f.Stores.ManagedSubscriptions.Type))
+		}
+	}
 	return s, nil
+}
+
+// ledger returns the managed-subscriptions store, or nil.
+func (s *storeSet) ledger() ports.SubscriptionLedger {
+	if s == nil {
+		return nil
+	}
+	return s.subs
 }
 
 // close closes every opened store once.
