@@ -136,6 +136,7 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 		}))
 	}
 	dh.Components = append(dh.Components, b.leases.components()...)
+	dh.Components = append(dh.Components, b.ro.component(ctx)...)
 	for _, rc := range b.file.Routes {
 		c := httpapi.Component{Kind: "route", ID: rc.ID, Status: httpapi.HealthDown, Detail: stateReady}
 		if rr, ok := b.routes[rc.ID]; ok {
@@ -151,7 +152,7 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 		}
 		dh.Components = append(dh.Components, c)
 	}
-	for _, w := range config.Diff(b.boot, b.file).RestartRequired {
+	for _, w := range b.restartRequired() {
 		dh.RestartRequired = append(dh.RestartRequired, w.Path)
 	}
 	return dh
