@@ -192,3 +192,17 @@ func (b *Bridge) retainLeases() {
 	}
 	b.leases.retain(keep)
 }
+
+// restartRequired lists where the running process differs from its
+// configuration until a restart: the settings changed since it started
+// that only a restart applies, then the changes a clustered rollout
+// refused; b.mu is held.
+func (b *Bridge) restartRequired() []config.Warning {
+	ws := config.Diff(b.boot, b.file).RestartRequired
+	for _, w := range b.ro.restartRequired() {
+		if !slices.ContainsFunc(ws, func(x config.Warning) bool { return x.Path == w.Path }) {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
