@@ -117,7 +117,8 @@ const (
 
 // Component is the health of one part of the bridge.
 type Component struct {
-	// Kind is "session", "store", "route" or "receiver".
+	// Kind is "session", "store", "route", "receiver", "lease" or
+	// "rollout" (a clustered bridge's rollout mode, as ID).
 	Kind string `json:"kind"`
 	ID   string `json:"id"`
 	// Status is HealthUp, HealthDegraded or HealthDown.
@@ -132,7 +133,9 @@ type DeepHealth struct {
 	Status     string
 	Role       string
 	Components []Component
-	// RestartRequired names settings whose change waits for a restart.
+	// RestartRequired names where the running process differs from its
+	// configuration until a restart: settings a reload accepted that only
+	// a restart applies, and the changes a clustered rollout refused.
 	RestartRequired []string
 }
 

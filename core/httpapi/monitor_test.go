@@ -157,3 +157,18 @@ func TestUnknownPathAndMethod(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+// TestDeepHealthRestartRequired: the settings the backend names are
+// listed as they are, in order.
+func TestDeepHealthRestartRequired(t *testing.T) {
+	dh := DeepHealth{Role: RoleActive, Components: []Component{{Kind: "rollout", ID: "refuse", Status: HealthUp}},
+		RestartRequired: []string{"http.admin_addr", "routes.orders"}}
+	_, monitor := newTestServer(t, &fakeBackend{deep: dh}).Handlers()
+	got := call(t, monitor, http.MethodGet, "/api/v1/monitor/deephealth", monitorKey, "")
+	want := reply{200, map[string]any{"status": HealthUp, "role": RoleActive,
+		"components":       []any{map[string]any{"kind": "rollout", "id": "refuse", "status": HealthUp}},
+		"restart_required": []any{"http.admin_addr", "routes.orders"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
