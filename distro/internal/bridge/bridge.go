@@ -98,7 +98,7 @@ func New(ctx context.Context, f *config.File, opts Options) (*Bridge, error) {
 	}
 	b.stores = stores
 	b.leases = newLeaseSet(stores.lease, f.Bridge.InstanceID, b.log.With("component", "lease"), opts.Meter)
-	if b.ro, err = newClusterRollout(f, stores.lease, b.log.With("component", "rollout")); err != nil {
+	if b.ro, err = newClusterRollout(f, stores.lease, b.log.With("component", "rollout"), opts.Meter); err != nil {
 		b.closeAll(context.WithoutCancel(ctx))
 		return nil, err
 	}
