@@ -14,6 +14,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // Lease keys of the coordinated rollout. Every member of a roster uses the
@@ -56,6 +57,8 @@ type RolloutConfig struct {
 	Clock ports.Clock
 	// Logger receives the rounds (slog.Default()).
 	Logger *slog.Logger
+	// Meter receives the rollout metrics (no-op).
+	Meter telemetry.Meter
 }
 
 // Rollout is one member's side of the coordinated rollout: a member that
@@ -66,6 +69,7 @@ type RolloutConfig struct {
 type Rollout struct {
 	cfg RolloutConfig
 	log *slog.Logger
+	m   rolloutMetrics
 
 	voting sync.Mutex // one Vote at a time
 
@@ -117,7 +121,10 @@ func NewRollout(cfg RolloutConfig) (*Rollout, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Rollout{cfg: cfg, log: cfg.Logger}, nil
+	if cfg.Meter == nil {
+		cfg.Meter = telemetry.Noop()
+	}
+	return &Rollout{cfg: cfg, log: cfg.Logger, m: newRolloutMetrics(cfg.Meter)}, nil
 }
 
 // Poll is the interval at which members read the store.
@@ -142,7 +149,7 @@ func (r *Rollout) Vote(ctx context.Context, hash string) (Outcome, error) {
 	defer r.voting.Unlock()
 	p, opened, out, err := r.join(ctx, hash)
 	if err != nil || out.Reason != "" {
-		return r.finish(out), err
+		return r.finish(out, false), err
 	}
 	if opened {
 		defer r.closeRound(ctx, p)
@@ -150,16 +157,20 @@ func (r *Rollout) Vote(ctx context.Context, hash string) (Outcome, error) {
 	out = Outcome{Round: p.Round, Hash: hash}
 	if reason, err := r.cast(ctx, p); err != nil || reason != "" {
 		out.Reason = reason
-		return r.finish(out), err
+		return r.finish(out, false), err
 	}
 	r.log.Info("rollout: voted", "round", p.Round, "hash", short(hash), "deadline", p.ExpiresAt)
+	r.m.voting.Set(1)
 	out, err = r.await(ctx, p)
+	r.m.voting.Set(0)
 	r.withdraw(ctx)
-	return r.finish(out), err
+	return r.finish(out, true), err
 }
 
-// finish records the outcome of a round.
-func (r *Rollout) finish(out Outcome) Outcome {
+// finish records the outcome of a round; voted is false when the member
+// was refused before it voted.
+func (r *Rollout) finish(out Outcome, voted bool) Outcome {
+	r.m.record(out, voted)
 	r.mu.Lock()
 	r.last = out
 	r.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // memLeases is an in-memory lease store on a clock with the semantics the
@@ -93,11 +94,12 @@ type cohort struct {
 	clk     *clock.Fake
 	store   *memLeases
 	members map[string]*Rollout
+	meters  map[string]*telemetry.Memory
 }
 
 func newCohort(t *testing.T, names ...string) *cohort {
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := &cohort{t: t, clk: clk, store: newMemLeases(clk), members: map[string]*Rollout{}}
+	c := &cohort{t: t, clk: clk, store: newMemLeases(clk), members: map[string]*Rollout{}, meters: map[string]*telemetry.Memory{}}
 	for _, n := range names {
 		c.members[n] = c.member(n, names)
 	}
@@ -106,8 +108,9 @@ func newCohort(t *testing.T, names ...string) *cohort {
 
 // member builds a member's Rollout (again, for a restart).
 func (c *cohort) member(name string, roster []string) *Rollout {
+	c.meters[name] = telemetry.NewMemory()
 	r, err := NewRollout(RolloutConfig{Store: c.store, Member: name, Members: roster, Timeout: voteTimeout,
-		Poll: time.Second, Clock: c.clk, Logger: slog.New(slog.DiscardHandler)})
+		Poll: time.Second, Clock: c.clk, Logger: slog.New(slog.DiscardHandler), Meter: c.meters[name]})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -214,8 +217,24 @@ func TestRolloutRefusesAnotherConfiguration(t *testing.T) {
 		!strings.Contains(b.out.Reason, "member a opened round") {
 		t.Errorf("b's vote for another configuration: %+v, %v; want refused naming a's round", b.out, b.err)
 	}
-	if r := c.until(a); r.out.Committed || !strings.Contains(r.out.Reason, "b did not vote") {
+	r := c.until(a)
+	if r.out.Committed || !strings.Contains(r.out.Reason, "b did not vote") {
 		t.Errorf("a: %+v, %v; want an abort", r.out, r.err)
+	}
+	got := map[string]float64{}
+	for m, meter := range c.meters {
+		for _, o := range []string{rolloutCommitted, rolloutAborted, rolloutRefused} {
+			if v := meter.Value(descRolloutRounds.Name, o); v != 0 {
+				got[m+" "+o] = v
+			}
+		}
+		got[m+" round"] = meter.Value(descRolloutRound.Name)
+		got[m+" voting"] = meter.Value(descRolloutVoting.Name)
+	}
+	want := map[string]float64{"a aborted": 1, "b refused": 1, "a round": float64(r.out.Round), "b round": float64(r.out.Round),
+		"a voting": 0, "b voting": 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rollout metrics (-want +got):\n%s", diff)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // clusterRollout is how a clustered bridge takes a live reload, by its
@@ -47,14 +48,14 @@ type clusterRollout struct {
 }
 
 // newClusterRollout sets up the rollout mode of f.
-func newClusterRollout(f *config.File, store ports.LeaseStore, log *slog.Logger) (*clusterRollout, error) {
+func newClusterRollout(f *config.File, store ports.LeaseStore, log *slog.Logger, meter telemetry.Meter) (*clusterRollout, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ro := &clusterRollout{mode: f.Bridge.RolloutMode(), log: log, ctx: ctx, cancel: cancel}
 	if ro.mode != config.RolloutCoordinated {
 		return ro, nil
 	}
 	c, err := cluster.NewRollout(cluster.RolloutConfig{Store: store, Member: f.Bridge.InstanceID,
-		Members: f.Bridge.Cluster.Members, Timeout: f.Bridge.RolloutTimeout(), Logger: log})
+		Members: f.Bridge.Cluster.Members, Timeout: f.Bridge.RolloutTimeout(), Logger: log, Meter: meter})
 	if err != nil {
 		cancel()
 		return nil, err
