@@ -231,3 +231,23 @@ func TestRolloutCoordinatedRefusesWhatNoModeApplies(t *testing.T) {
 		t.Fatalf("a new session identity: %v, want refused naming it", err)
 	}
 }
+
+// TestRolloutCoordinatedMemberAlreadyOnTheNewConfiguration: a member that
+// was restarted with the new file already runs what the others vote for;
+// its watcher votes with a reload that changes nothing, and the round
+// commits.
+func TestRolloutCoordinatedMemberAlreadyOnTheNewConfiguration(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cluster.db")
+	a := runMember(t, rolloutDoc(t, "a", db, coordinated, 0))
+	b := runMember(t, rolloutDoc(t, "b", db, coordinated, 7))
+	rep, err := a.ReloadFile(t.Context(), rolloutDoc(t, "a", db, coordinated, 7))
+	if err != nil || !cmp.Equal(rep.Changed, []string{"r"}) {
+		t.Fatalf("a's reload to b's configuration: %+v, %v; want r changed", rep, err)
+	}
+	// b's reload without a change is its generation 2.
+	eventually(t, func() bool { return generation(b.Bridge) == 2 },
+		func() string { return fmt.Sprintf("b's generation %d, want 2", generation(b.Bridge)) })
+	if d := rolloutDetail(b.Bridge).Detail; !strings.Contains(d, "committed") {
+		t.Errorf("b's rollout: %q, want the committed round", d)
+	}
+}
