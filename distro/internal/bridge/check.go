@@ -16,7 +16,7 @@ import (
 // names processors constructed in Go that routes may list.
 func Validate(f *config.File, reg *registry.Registry, goProcessors []string) ([]config.Warning, error) {
 	return f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
-		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg))
+		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg), brokerHealthCheck)
 }
 
 // SettingsCheck decodes every component's and store's settings with its
