@@ -106,7 +106,7 @@ func (l *leaseSet) ensure(f *config.File, rc config.Route) (runtime.LeaseGate, [
 			continue
 		}
 		m, err := cluster.New(cluster.Config{Key: k, Owner: l.owner, Store: l.store, Timing: tm,
-			Logger: l.log, Meter: l.meter})
+			Logger: l.log, Meter: l.meter, BrokerHealth: brokerHealthOf(rc.Session)})
 		if err != nil {
 			return nil, nil, err
 		}
