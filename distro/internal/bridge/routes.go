@@ -31,7 +31,10 @@ type routeRun struct {
 	// excl is set for a route whose source connects only on the holder
 	// of its session's lease.
 	excl *exclusive
-	log  interface {
+	// probe is the broker-health probe an exclusive route hands its
+	// session lease's manager when it starts; nil when off.
+	probe *sourceProbe
+	log   interface {
 		Error(msg string, args ...any)
 		Info(msg string, args ...any)
 	}
@@ -119,6 +122,9 @@ func (b *Bridge) prepareRoute(rc config.Route) (*routeRun, error) {
 			return nil, err
 		}
 	}
+	if rr.probe, err = b.sourceProbeOf(rc, rr, r.Receiver); err != nil {
+		return nil, err
+	}
 	return rr, nil
 }
 
@@ -129,6 +135,9 @@ func (rr *routeRun) start(parent context.Context) {
 	rr.cancel, rr.done, rr.state = cancel, make(chan struct{}), stateRunning
 	done := rr.done
 	rr.mu.Unlock()
+	if rr.probe != nil {
+		rr.excl.mgr.SetHealthProbe(rr.probe)
+	}
 	go func() {
 		defer close(done)
 		var err error
