@@ -89,8 +89,21 @@ func (m *Manager) watchHealth(ctx context.Context) {
 		case <-timer.C():
 		}
 		since = m.checkHealth(since)
-		timer.Reset(m.health.Poll)
+		timer.Reset(m.nextCheck(since))
 	}
+}
+
+// nextCheck is the wait before the next check: one poll, or less when
+// the current unconverged stretch reaches After sooner, so the step-down
+// comes After past the first unconverged sighting, not up to a poll late.
+func (m *Manager) nextCheck(since time.Time) time.Duration {
+	next := m.health.Poll
+	if !since.IsZero() {
+		if rem := since.Add(m.health.After).Sub(m.cfg.Clock.Now()); rem > 0 && rem < next {
+			next = rem
+		}
+	}
+	return next
 }
 
 // checkHealth asks the probe once, given the start of the current

@@ -224,3 +224,21 @@ func TestBrokerHealthHandsOverToAHealthyStandby(t *testing.T) {
 		t.Fatalf("a %s, b %s: the healthy standby must keep the lease", a.mgr.State(), b.mgr.State())
 	}
 }
+
+// TestBrokerHealthStepDownIsNotAPollLate: with a poll that does not
+// divide broker_health_step_down, the step-down comes exactly
+// broker_health_step_down after the first unconverged sighting.
+func TestBrokerHealthStepDownIsNotAPollLate(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	r := newHealthRig(t, "a", clk, newFakeLeases(clk), BrokerHealth{After: 1200 * time.Millisecond, Poll: 500 * time.Millisecond, HoldOff: 10 * time.Second})
+	term := r.hold()
+	term.Release()
+	r.probe.set(false, false)
+	advance(t, clk, 2, 3, 500*time.Millisecond) // sighted at 0.5s; 1.0s unconverged at 1.5s
+	settle(t, clk, 2)
+	if closed(term.Lost()) {
+		t.Fatal("stepped down before broker_health_step_down")
+	}
+	advance(t, clk, 2, 1, 200*time.Millisecond) // 1.2s unconverged at 1.7s
+	r.waitLost(term)
+}
