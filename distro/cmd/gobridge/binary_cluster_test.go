@@ -34,7 +34,9 @@ import (
 // wakes.
 //
 // GOBRIDGE_CLUSTER_MESSAGES (default 3000) and GOBRIDGE_CLUSTER_KILLS
-// (default 3) scale the kill test.
+// (default 3) scale the kill test; GOBRIDGE_CLUSTER_RATE caps the load's
+// posts per second (default: as fast as the instances answer), for a long
+// run on a store whose emulator slows down as its backlog grows.
 
 // clusterTTL is the lease_ttl of the tests: the shortest the spec admits.
 const clusterTTL = 5 * time.Second
@@ -350,6 +352,7 @@ type load struct {
 	retried  map[int]bool
 	refusals map[string]int // failed posts, by status or error
 	down     map[*clusterNode]bool
+	pace     <-chan time.Time // one tick per new message; nil: unpaced
 	next     atomic.Int64
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -357,6 +360,11 @@ type load struct {
 
 func startLoad(c *testCluster, workers int) *load {
 	l := &load{retried: map[int]bool{}, refusals: map[string]int{}, down: map[*clusterNode]bool{}, stop: make(chan struct{})}
+	if rate := envInt("GOBRIDGE_CLUSTER_RATE", 0); rate > 0 {
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		c.t.Cleanup(tick.Stop)
+		l.pace = tick.C
+	}
 	client := &http.Client{Timeout: 2 * time.Second}
 	for w := range workers {
 		l.wg.Go(func() {
@@ -365,6 +373,13 @@ func startLoad(c *testCluster, workers int) *load {
 				case <-l.stop:
 					return
 				default:
+				}
+				if l.pace != nil {
+					select {
+					case <-l.stop:
+						return
+					case <-l.pace:
+					}
 				}
 				seq := int(l.next.Add(1))
 				posts := 0
