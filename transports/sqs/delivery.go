@@ -23,8 +23,9 @@ type delivery struct {
 	received int // ApproximateReceiveCount, 0 when absent
 	st       *settler
 	now      func() time.Time
-	release  func()
-	released sync.Once
+	release  func() // gives the in-flight slot back
+	freed    sync.Once
+	finished sync.Once
 	settled  chan struct{} // closed once the delivery is done with
 	acked    atomic.Bool
 	lease    atomic.Int64 // UnixNano of the visibility deadline
@@ -57,9 +58,12 @@ func newDelivery(m types.Message, st *settler, now func() time.Time, vis time.Du
 // Envelope returns the message.
 func (d *delivery) Envelope() *messaging.Envelope { return d.env }
 
-// Ack deletes the message, in a DeleteMessageBatch shared with other acks.
+// Ack deletes the message, in a DeleteMessageBatch shared with other
+// acks, and returns the delete's outcome. The in-flight slot is given back
+// as soon as the delete is queued: the route is done with the message,
+// and the pollers can receive the next one while the delete call runs.
 func (d *delivery) Ack(ctx context.Context) error {
-	err := d.st.deletes.do(ctx, receipt{handle: d.handle})
+	err := d.st.delete(ctx, d.handle, d.freeSlot)
 	if err == nil {
 		d.acked.Store(true)
 		d.done()
@@ -109,9 +113,12 @@ func (d *delivery) DeliveryKey() string { return d.msgID }
 // Settled frees the delivery's in-flight slot however the runtime ended it.
 func (d *delivery) Settled(ports.Settlement) { d.done() }
 
+// done frees the slot, if that was not done yet, and marks the delivery
+// done with.
 func (d *delivery) done() {
-	d.released.Do(func() {
-		d.release()
-		close(d.settled)
-	})
+	d.freeSlot()
+	d.finished.Do(func() { close(d.settled) })
 }
+
+// freeSlot gives the in-flight slot back, once.
+func (d *delivery) freeSlot() { d.freed.Do(d.release) }

@@ -55,14 +55,16 @@ func (r *Receiver) pollers() int {
 
 // Run polls until ctx ends. Together the pollers never hold more than
 // the in-flight limit: a poller reserves a slot per message it asks for,
-// and a delivery gives its slot back once settled.
+// and a delivery gives its slot back once settled, or once acked and its
+// delete queued. Queued deletes are bounded by the same limit, so at most
+// twice that many messages are received and not yet deleted.
 func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	url, err := r.resolveQueue(ctx)
 	if err != nil || url == "" {
 		return err
 	}
 	vis := r.visibility(ctx, url)
-	st := newSettler(r.api, url, r.cfg.BatchWindow, r.o.log)
+	st := newSettler(r.api, url, r.cfg.BatchWindow, r.o.maxInFlight, r.o.log)
 	slots := make(chan struct{}, r.o.maxInFlight)
 	turn := make(chan struct{}, 1)
 	var wg sync.WaitGroup

@@ -29,18 +29,44 @@ type settler struct {
 	log     *slog.Logger
 	deletes *batcher[receipt]
 	extends *batcher[receipt]
+	// pending holds a token per delete queued or under way. An acked
+	// message leaves the in-flight count once its delete is queued; this
+	// bounds how many such messages can wait for their deletes.
+	pending chan struct{}
 	// noBatchVisibility is set once the server showed it lacks
 	// ChangeMessageVisibilityBatch; extensions then go one by one.
 	noBatchVisibility atomic.Bool
 }
 
-func newSettler(api API, url string, window time.Duration, log *slog.Logger) *settler {
-	s := &settler{api: api, url: url, log: log}
+func newSettler(api API, url string, window time.Duration, maxPending int, log *slog.Logger) *settler {
+	s := &settler{api: api, url: url, log: log, pending: make(chan struct{}, maxPending)}
 	s.deletes = newBatcher[receipt](window, s.flushDeletes)
 	s.extends = newBatcher[receipt](window, s.flushExtends)
 	return s
 }
 
+// delete deletes one message, in a DeleteMessageBatch shared with
+// others, and returns the outcome. It waits for room among the pending
+// deletes first (or for ctx to end), then calls queued: from there on the
+// delete is carried out whatever ctx does.
+func (s *settler) delete(ctx context.Context, handle string, queued func()) error {
+	select {
+	case s.pending <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	queued()
+	return s.deletes.do(ctx, receipt{handle: handle})
+}
+
+// deleted reports the outcome of one queued delete and frees its room.
+func (s *settler) deleted(it batchItem[receipt], err error) {
+	it.done <- err
+	<-s.pending
+}
+
+// flushDeletes deletes items, trying entries that fail for a passing
+// reason again, and reports each item's outcome exactly once.
 func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) {
 	for attempt := 1; len(items) > 0; attempt++ {
 		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(items))}
@@ -55,7 +81,7 @@ func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) 
 				retry = items
 			} else {
 				for _, it := range items {
-					it.done <- err
+					s.deleted(it, err)
 				}
 			}
 		} else {
@@ -70,12 +96,12 @@ func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) 
 				ferr, bad := failed[i]
 				switch {
 				case !bad:
-					it.done <- nil
+					s.deleted(it, nil)
 				case attempt < deleteAttempts && fault.IsRecoverable(ferr):
 					retry = append(retry, it)
 				default:
 					s.log.Warn("sqs: delete failed; the message will come back", "queue", s.url, "err", ferr)
-					it.done <- ferr
+					s.deleted(it, ferr)
 				}
 			}
 		}
@@ -87,7 +113,7 @@ func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) 
 			case <-ctx.Done():
 				t.Stop()
 				for _, it := range items {
-					it.done <- classify("DeleteMessageBatch", ctx.Err())
+					s.deleted(it, classify("DeleteMessageBatch", ctx.Err()))
 				}
 				return
 			}
