@@ -59,7 +59,9 @@ func benchStub(b *testing.B) *stubSQS {
 
 // BenchmarkForwardTransport forwards b.N messages from one queue to
 // another through this transport, the way the runtime's direct mode
-// uses it: a worker per delivery (up to 100 in flight) sends, then acks.
+// uses it: a pool of 100 long-lived workers (the route's max_in_flight)
+// takes the deliveries; each sends, then acks. emit waits for a free
+// worker, as the runtime's does.
 func BenchmarkForwardTransport(b *testing.B) {
 	stub := benchStub(b)
 	api := stub.client()
@@ -74,27 +76,38 @@ func BenchmarkForwardTransport(b *testing.B) {
 	ctx, cancel := context.WithCancel(b.Context())
 	var done atomic.Int64
 	finished := make(chan struct{})
+	work := make(chan ports.Delivery)
 	var workers sync.WaitGroup
-	b.ResetTimer()
-	runDone := make(chan struct{})
-	go func() {
-		defer close(runDone)
-		_ = r.Run(ctx, func(ctx context.Context, d ports.Delivery) error {
-			workers.Go(func() {
+	for range 100 {
+		workers.Go(func() {
+			for d := range work {
 				env := messaging.NewEnvelope("fwd", d.Envelope().PayloadView())
 				if s.Send(ctx, ports.OutboundMessage{Envelope: env}) == nil && d.Ack(ctx) == nil {
 					if done.Add(1) == int64(b.N) {
 						close(finished)
 					}
 				}
-			})
-			return nil
+			}
+		})
+	}
+	b.ResetTimer()
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		_ = r.Run(ctx, func(ctx context.Context, d ports.Delivery) error {
+			select {
+			case work <- d:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		})
 	}()
 	<-finished
 	b.StopTimer()
 	cancel()
 	<-runDone
+	close(work)
 	workers.Wait()
 	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
 	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
