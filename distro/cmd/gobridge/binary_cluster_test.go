@@ -669,11 +669,26 @@ func (c *testCluster) checkRoles(active *clusterNode) {
 		if n == active {
 			want, code = "active", http.StatusOK
 		}
-		role, got := n.readiness("")
+		// A node just started publishes its drainer's role a moment
+		// after its readiness: give both a few seconds to agree.
+		var role string
+		var got int
+		var v float64
+		deadline := time.Now().Add(5 * time.Second)
+		tick := time.NewTicker(50 * time.Millisecond)
+		for {
+			role, got = n.readiness("")
+			v = n.metric(c.t, "gobridge_lease_role", `role="`+want+`"`)
+			if role == want && got == code && v == 1 || time.Now().After(deadline) {
+				break
+			}
+			<-tick.C
+		}
+		tick.Stop()
 		if role != want || got != code {
 			c.t.Errorf("%s: bare readiness %d role %q, want %d %q", n.id, got, role, code, want)
 		}
-		if v := n.metric(c.t, "gobridge_lease_role", `role="`+want+`"`); v != 1 {
+		if v != 1 {
 			c.t.Errorf("%s: gobridge_lease_role{role=%q} = %v, want 1", n.id, want, v)
 		}
 	}
