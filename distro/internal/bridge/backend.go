@@ -69,7 +69,9 @@ func (b *Bridge) Readiness(ctx context.Context) httpapi.Readiness {
 		if !ok || c.kind != registry.KindSession {
 			continue
 		}
-		if h := s.Health(ctx); !h.Connected {
+		// A session that connects only on the lease holder waits like
+		// a standby route.
+		if h := s.Health(ctx); !h.Connected && !awaitingLease(s) {
 			lower(httpapi.LevelNone, "session "+c.id+" is not connected: "+h.Detail)
 		}
 	}
@@ -116,7 +118,9 @@ func (b *Bridge) DeepHealth(ctx context.Context) httpapi.DeepHealth {
 		}
 		h := s.Health(ctx)
 		st := httpapi.HealthUp
-		if !h.Connected {
+		if awaitingLease(s) {
+			st = httpapi.HealthUp // a standby's session, as a standby route
+		} else if !h.Connected {
 			st = httpapi.HealthDown
 		} else if h.Status == ports.SessionDegraded {
 			st = httpapi.HealthDegraded

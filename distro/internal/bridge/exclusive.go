@@ -26,6 +26,13 @@ const stateStandby = httpapi.RouteStandby
 type exclusive struct {
 	mgr   *cluster.Manager
 	fresh func(ctx context.Context) (*runtime.Runtime, ports.Receiver, error)
+	// sess is set when the receiver's session is itself exclusive (MQTT):
+	// it connects at the start of each term and disconnects at its end,
+	// and every term's receiver, the first one's included, is closed
+	// once the session disconnected.
+	sess termSession
+	// initial is the first term's receiver, built with the components.
+	initial ports.Receiver
 }
 
 // connectsAfterLease reports whether rc's source may connect only on the
@@ -53,9 +60,14 @@ func (b *Bridge) exclusiveOf(rc config.Route, r runtime.Route, opts runtime.Opti
 	}
 	d := b.deps(e.id)
 	d.MaxInFlight = receiverInFlight(b.file, e.id)
+	var sess termSession
 	if e.sessionID != "" {
 		if c, ok := b.comps[key(registry.KindSession, e.sessionID)]; ok {
 			d.Session = c.value.(ports.Session)
+			var err error
+			if sess, err = deferSession(b.file, rc, e.sessionID, d.Session); err != nil {
+				return nil, err
+			}
 		}
 	}
 	reg, stopTimeout := b.opts.Registry, b.file.Bridge.ShutdownTimeout
@@ -82,7 +94,7 @@ func (b *Bridge) exclusiveOf(rc config.Route, r runtime.Route, opts runtime.Opti
 		}
 		return rt, recv, nil
 	}
-	return &exclusive{mgr: mgr, fresh: fresh}, nil
+	return &exclusive{mgr: mgr, fresh: fresh, sess: sess, initial: r.Receiver}, nil
 }
 
 // runExclusive runs the route term after term until ctx ends: it waits
@@ -90,7 +102,10 @@ func (b *Bridge) exclusiveOf(rc config.Route, r runtime.Route, opts runtime.Opti
 // held, and when the lease is lost stops it (intake stops, in-flight
 // deliveries get the shutdown timeout and are otherwise left to their
 // source), closes its receiver and waits for the lease again. The process
-// keeps running throughout.
+// keeps running throughout. When the receiver's session is itself the
+// exclusive part (MQTT), the session connects after the route's runtime
+// is built for the term and disconnects once the runtime stopped, before
+// the receiver is closed.
 //
 // A source that fails while the lease is held is connected again, with a
 // fresh receiver, after a growing pause: taking over from an owner that
@@ -116,6 +131,8 @@ func (rr *routeRun) runExclusive(ctx context.Context) error {
 				return err
 			}
 			rr.setRuntime(rt)
+		} else if rr.excl.sess != nil {
+			recv = rr.excl.initial
 		}
 		first = false
 		rr.log.Info("session lease held; the route's source connects", "version", term.Token().Version)
@@ -128,9 +145,15 @@ func (rr *routeRun) runExclusive(ctx context.Context) error {
 			case <-runCtx.Done():
 			}
 		}()
+		if rr.excl.sess != nil {
+			rr.beginSessionTerm(runCtx, term.Valid)
+		}
 		err = rt.Run(runCtx)
 		lost := runCtx.Err() != nil && ctx.Err() == nil
 		cancel()
+		if rr.excl.sess != nil {
+			rr.endSessionTerm(ctx)
+		}
 		if recv != nil {
 			_ = closeValue(context.WithoutCancel(ctx), recv)
 		}
