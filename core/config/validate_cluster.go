@@ -21,22 +21,30 @@ func (v *validator) clusteredMQTT() {
 	v.clusteredDraining()
 	v.clusteredInstance(os.Hostname)
 	v.clusteredClaims()
+	// A route whose session block connects its source after the lease
+	// (the default) makes the receiver exclusive: only the holder
+	// subscribes. With connect_after_lease: false every instance runs it.
 	exclusive := map[string]bool{}
 	for _, r := range v.f.Routes {
-		if r.Session != nil {
+		if s := r.Session; s != nil && (s.ConnectAfterLease == nil || *s.ConnectAfterLease) {
 			exclusive[r.ReceiverID] = true
 		}
 	}
 	for i, rc := range v.f.Receivers {
-		if rc.Type != "mqtt" || exclusive[rc.ID] {
+		if rc.Type != "mqtt" {
 			continue
 		}
 		subs, _ := rc.Settings["subscriptions"].([]any)
 		for j, s := range subs {
 			m, _ := s.(map[string]any)
 			topic, _ := m["topic"].(string)
-			if topic != "" && !strings.HasPrefix(topic, "$share/") {
-				path := join(index(join(join(index("receivers", i), "settings"), "subscriptions"), j), "topic")
+			path := join(index(join(join(index("receivers", i), "settings"), "subscriptions"), j), "topic")
+			shared := strings.HasPrefix(topic, "$share/")
+			switch {
+			case topic == "":
+			case exclusive[rc.ID] && shared:
+				v.addf(path, "a $share/ subscription is a shared source, run on every instance: set connect_after_lease: false on its route's session")
+			case !exclusive[rc.ID] && !shared:
 				v.addf(path, "requires $share/ topic prefix or exclusive session")
 			}
 		}

@@ -234,6 +234,16 @@ func TestValidateRules(t *testing.T) {
 			f.Bridge.Deployment = DeploymentClustered
 			f.Receivers[0] = Component{ID: "in", Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "a/#"}}}}
 		}, Problem{"receivers[0].settings.subscriptions[0].topic", "requires $share/ topic prefix or exclusive session"}},
+		{"clustered mqtt session not exclusive", func(f *File) {
+			f.Bridge.Deployment = DeploymentClustered
+			f.Receivers[0] = Component{ID: f.Routes[0].ReceiverID, Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "a/#"}}}}
+			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(false) })
+		}, Problem{"receivers[0].settings.subscriptions[0].topic", "requires $share/ topic prefix or exclusive session"}},
+		{"clustered mqtt shared subscription on an exclusive session", func(f *File) {
+			f.Bridge.Deployment = DeploymentClustered
+			f.Receivers[0] = Component{ID: f.Routes[0].ReceiverID, Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "$share/g/a/#"}}}}
+			withSession(f, func(s *RouteSession) {})
+		}, Problem{"receivers[0].settings.subscriptions[0].topic", "a $share/ subscription is a shared source, run on every instance: set connect_after_lease: false on its route's session"}},
 		{"store type", func(f *File) { f.Stores.Outbox.Type = "" }, Problem{"stores.outbox.type", "type is required"}},
 		{"api key required", func(f *File) { f.HTTP.AdminAPIKey = "" }, Problem{"http.admin_api_key", "admin_api_key is required"}},
 		{"api key short", func(f *File) { f.HTTP.AdminAPIKey = "short" }, Problem{"http.admin_api_key", "must be at least 16 characters, got 5"}},

@@ -20,14 +20,6 @@ func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
 	}{
 		{"managed subscriptions store", func(f *File) { f.Stores.ManagedSubscriptions = &Store{Type: "x"} }, []string{"stores.managed_subscriptions"}},
 		{"allow_unfenced", func(f *File) { f.Routes[0].Policy.AllowUnfenced = true }, []string{"routes[0].policy.allow_unfenced"}},
-		{"connect_after_lease omitted on an MQTT source", func(f *File) {
-			f.Receivers[0].Type = "mqtt"
-			f.Routes[0].Session = session()
-		}, []string{"routes[0].session.connect_after_lease"}},
-		{"connect_after_lease true on an MQTT source", func(f *File) {
-			f.Receivers[0].Type = "mqtt"
-			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
-		}, []string{"routes[0].session.connect_after_lease"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := base(t) // carries a lease store
