@@ -112,6 +112,7 @@ func BenchmarkForwardTransport(b *testing.B) {
 	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
 	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
 	b.ReportMetric(float64(stub.calls("ReceiveMessage"))/float64(b.N)*10, "receives/10msgs")
+	b.ReportMetric(float64(stub.conns.Load()), "conns")
 }
 
 // BenchmarkForwardPlainSDK is the reference: a loop with the SDK alone
@@ -179,4 +180,5 @@ func plainForward(b *testing.B, entry func(m types.Message, id *string) types.Se
 	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
 	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
 	b.ReportMetric(float64(stub.calls("ReceiveMessage"))/float64(b.N)*10, "receives/10msgs")
+	b.ReportMetric(float64(stub.conns.Load()), "conns")
 }

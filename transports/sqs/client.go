@@ -2,10 +2,12 @@ package sqs
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -46,6 +48,7 @@ func NewClient(ctx context.Context, c ClientConfig) (*sqs.Client, error) {
 		return nil, fault.ErrInvalidConfig.WithMessage("sqs: loading the AWS configuration").Wrap(err)
 	}
 	return sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		o.HTTPClient = keepIdleConns(o.HTTPClient)
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
 		}
@@ -53,6 +56,31 @@ func NewClient(ctx context.Context, c ClientConfig) (*sqs.Client, error) {
 			o.Protocol = awsquery.New(schemas.AmazonSQS)
 		}
 	}), nil
+}
+
+// idleConnsPerHost is how many idle connections to SQS the client keeps
+// for reuse. The SDK keeps 10, fewer than the calls a receiver and a
+// sender have open at once (up to 10 receives, and the send and delete
+// batches of up to max_in_flight messages); every call beyond that would
+// close a connection when it ends and open a new one, with a TLS
+// handshake, for the next.
+const idleConnsPerHost = 64
+
+// keepIdleConns returns c, the SDK's buildable client (the default's
+// when c is nil) with room for idleConnsPerHost idle connections. Any
+// other client is the caller's choice and is returned as it is.
+func keepIdleConns(c aws.HTTPClient) aws.HTTPClient {
+	if c == nil {
+		c = awshttp.NewBuildableClient()
+	}
+	b, ok := c.(*awshttp.BuildableClient)
+	if !ok {
+		return c
+	}
+	return b.WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = idleConnsPerHost
+		t.MaxIdleConns = max(t.MaxIdleConns, idleConnsPerHost)
+	})
 }
 
 // isQueueURL tells a queue URL from a queue name.

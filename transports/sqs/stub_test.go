@@ -2,10 +2,12 @@ package sqs
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +30,8 @@ type stubSQS struct {
 	n   map[string]int
 	// latency delays every answer, as a network round trip would.
 	latency time.Duration
+	// conns counts the connections clients opened.
+	conns atomic.Int64
 }
 
 func newStub(t *testing.T, ops map[string]stubOp) *stubSQS {
@@ -40,7 +44,14 @@ func newStub(t *testing.T, ops map[string]stubOp) *stubSQS {
 
 // newBenchServer starts the HTTP server of s.
 func newBenchServer(s *stubSQS) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(s.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	srv.Start()
+	return srv
 }
 
 func (s *stubSQS) serve(w http.ResponseWriter, r *http.Request) {
@@ -73,13 +84,15 @@ func (s *stubSQS) calls(op string) int {
 }
 
 // client returns an SDK client for the stub that does not retry, so that
-// each call the transport makes is one request.
+// each call the transport makes is one request. Its HTTP client is
+// NewClient's.
 func (s *stubSQS) client() *sqs.Client {
 	return sqs.New(sqs.Options{
 		Region:                           "us-east-1",
 		BaseEndpoint:                     aws.String(s.srv.URL),
 		Credentials:                      credentials.NewStaticCredentialsProvider("test", "test", ""),
 		RetryMaxAttempts:                 1,
+		HTTPClient:                       keepIdleConns(nil),
 		DisableMessageChecksumValidation: true,
 	})
 }
