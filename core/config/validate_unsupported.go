@@ -2,14 +2,11 @@ package config
 
 // notSupportedYet refuses the keys that are parsed and documented but that
 // nothing acts on yet. Clustering itself runs (leases, fenced draining,
-// failover, sources that connect after the lease, MQTT sessions
-// included); what is refused is the part of it not built yet: managed
-// subscriptions and unfenced direct_hold. Accepting them would let a configuration promise a
-// behaviour that does not happen.
+// failover, sources that connect after the lease, MQTT sessions and
+// their managed-subscription ledger included); what is refused is the
+// part of it not built yet: unfenced direct_hold. Accepting it would let
+// a configuration promise a behaviour that does not happen.
 func (v *validator) notSupportedYet() {
-	if v.f.Stores.ManagedSubscriptions != nil {
-		v.addf("stores.managed_subscriptions", "not supported yet: nothing reads managed subscriptions; remove the store")
-	}
 	for i := range v.f.Routes {
 		r := &v.f.Routes[i]
 		path := index("routes", i)

@@ -18,7 +18,6 @@ func TestClusteringKeysNotBuiltYetAreRefused(t *testing.T) {
 		mut  func(f *File)
 		want []string
 	}{
-		{"managed subscriptions store", func(f *File) { f.Stores.ManagedSubscriptions = &Store{Type: "x"} }, []string{"stores.managed_subscriptions"}},
 		{"allow_unfenced", func(f *File) { f.Routes[0].Policy.AllowUnfenced = true }, []string{"routes[0].policy.allow_unfenced"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +50,13 @@ func TestClusteringKeysThatRunAreAccepted(t *testing.T) {
 		f := base(t)
 		f.Bridge.Deployment = DeploymentClustered
 		withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(true) })
+		if _, err := f.Validate(); err != nil {
+			t.Fatalf("Validate() = %v", err)
+		}
+	})
+	t.Run("managed subscriptions store", func(t *testing.T) {
+		f := base(t)
+		f.Stores.ManagedSubscriptions = &Store{Type: "x"}
 		if _, err := f.Validate(); err != nil {
 			t.Fatalf("Validate() = %v", err)
 		}

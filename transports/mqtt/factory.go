@@ -23,6 +23,9 @@ func factoryOptions(d registry.Deps) []Option {
 	if d.Meter != nil {
 		opts = append(opts, WithMeter(d.Meter))
 	}
+	if d.Subscriptions != nil {
+		opts = append(opts, WithSubscriptionLedger(d.Subscriptions))
+	}
 	return opts
 }
 

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
@@ -16,6 +17,7 @@ type options struct {
 	logger *slog.Logger
 	meter  telemetry.Meter
 	rand   func() float64
+	ledger ports.SubscriptionLedger
 }
 
 func buildOptions(defaultName string, opts []Option) options {
@@ -57,3 +59,14 @@ func WithMeter(m telemetry.Meter) Option { return func(o *options) { o.meter = m
 // WithRand sets the source of uniform numbers in [0,1) for the reconnect
 // jitter (math/rand/v2), so tests can pin the delays.
 func WithRand(f func() float64) Option { return func(o *options) { o.rand = f } }
+
+// WithSubscriptionLedger gives a durable session (session_expiry above
+// zero) a ledger of the subscriptions it made. When the broker resumes
+// the session at a later start, the session reads the ledger and
+// unsubscribes what is recorded there but no longer configured; after
+// every convergence it records what the broker holds. Without a ledger a
+// subscription removed from the configuration stays in the broker-side
+// session and its messages are acked and dropped.
+func WithSubscriptionLedger(l ports.SubscriptionLedger) Option {
+	return func(o *options) { o.ledger = l }
+}

@@ -85,6 +85,12 @@ func (s *Session) converge(ctx context.Context) error {
 	if cm == nil {
 		return fault.ErrConnectionLost.WithMessage("mqtt session not started")
 	}
+	var errs []error
+	if err := s.recallHeld(ctx); err != nil {
+		// Subscribe what is desired anyway; what the broker may still hold
+		// from an earlier start is unsubscribed once the ledger answers.
+		errs = append(errs, err)
+	}
 	want, applied := s.subs.desired(), s.subs.appliedCopy()
 	var add []subscription
 	for k, w := range want {
@@ -93,7 +99,6 @@ func (s *Session) converge(ctx context.Context) error {
 		}
 	}
 	slices.SortFunc(add, func(a, b subscription) int { return strings.Compare(a.Topic, b.Topic) })
-	var errs []error
 	if len(add) > 0 {
 		opts := make([]paho.SubscribeOptions, len(add))
 		for i, a := range add {
@@ -133,9 +138,13 @@ func (s *Session) converge(ctx context.Context) error {
 			for _, t := range drop {
 				s.subs.markRemoved(t)
 			}
+			s.o.logger.Info("mqtt subscriptions no longer configured were unsubscribed", "session", s.o.name, "filters", drop)
 		} else {
 			errs = append(errs, fault.ErrConnectionLost.WithMessage("mqtt unsubscribe").Wrap(err))
 		}
+	}
+	if err := s.recordHeld(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	now := s.subs.appliedCopy()
 	missing := 0

@@ -43,6 +43,12 @@ type subscriptionSet struct {
 	mu      sync.Mutex
 	plan    []subscription
 	applied map[string]subscription
+	// unknown is set when the broker resumed a session whose
+	// subscriptions this process never saw (only a ledger can tell them).
+	unknown bool
+	// saved is what the ledger holds for the session, once read or written.
+	saved    []ports.ManagedSubscription
+	hasSaved bool
 }
 
 // attach adds a receiver, whose subscriptions become desired and whose
@@ -82,8 +88,48 @@ func (ss *subscriptionSet) connected(sessionPresent bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if !sessionPresent || ss.applied == nil {
+		ss.unknown = sessionPresent
 		ss.applied = map[string]subscription{}
 	}
+}
+
+// heldUnknown reports whether the broker may hold subscriptions the
+// session does not know of.
+func (ss *subscriptionSet) heldUnknown() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.unknown
+}
+
+// recall marks subscriptions a ledger recorded as held by the broker
+// (those not known already) and ends the unknown state.
+func (ss *subscriptionSet) recall(held []subscription) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.applied == nil {
+		return
+	}
+	for _, h := range held {
+		if _, ok := ss.applied[h.Topic]; !ok {
+			ss.applied[h.Topic] = h
+		}
+	}
+	ss.unknown = false
+	ss.saved, ss.hasSaved = nil, false
+}
+
+// lastRecorded returns what was last written to the ledger in this
+// session's life.
+func (ss *subscriptionSet) lastRecorded() ([]ports.ManagedSubscription, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.saved, ss.hasSaved
+}
+
+func (ss *subscriptionSet) recorded(set []ports.ManagedSubscription) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.saved, ss.hasSaved = set, true
 }
 
 // forgetApplied drops what the session believes the broker holds, so
