@@ -10,6 +10,7 @@ require (
 	github.com/gobridge-oss/gobridge/processors/filter v0.0.0
 	github.com/gobridge-oss/gobridge/processors/tenant v0.0.0
 	github.com/gobridge-oss/gobridge/processors/transform v0.0.0
+	github.com/gobridge-oss/gobridge/service v0.0.0
 	github.com/gobridge-oss/gobridge/stores/dynamodb v0.0.0
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
@@ -20,7 +21,6 @@ require (
 	github.com/gobridge-oss/gobridge/transports/servicebus v0.0.0
 	github.com/gobridge-oss/gobridge/transports/sqs v0.0.0
 	github.com/google/go-cmp v0.7.0
-	github.com/prometheus/client_golang v1.25.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
@@ -65,6 +65,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -84,6 +85,7 @@ replace (
 	github.com/gobridge-oss/gobridge/processors/filter => ../processors/filter
 	github.com/gobridge-oss/gobridge/processors/tenant => ../processors/tenant
 	github.com/gobridge-oss/gobridge/processors/transform => ../processors/transform
+	github.com/gobridge-oss/gobridge/service => ../service
 	github.com/gobridge-oss/gobridge/stores/dynamodb => ../stores/dynamodb
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite

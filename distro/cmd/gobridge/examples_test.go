@@ -12,17 +12,13 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/itest"
-	"github.com/gobridge-oss/gobridge/distro/bundle"
-	"github.com/gobridge-oss/gobridge/distro/internal/bridge"
+	"github.com/gobridge-oss/gobridge/service"
 )
 
 // TestExamplesAreValid loads and validates every file in examples/ with
 // the bundled plugins, so an example never rots.
 func TestExamplesAreValid(t *testing.T) {
-	reg, err := bundle.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := bundled(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "..", "examples", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)
@@ -36,7 +32,7 @@ func TestExamplesAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := bridge.Validate(f, reg, nil); err != nil {
+			if _, err := service.Validate(f, reg, nil); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -1,0 +1,119 @@
+package service
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gobridge-oss/gobridge/core/config"
+	"github.com/gobridge-oss/gobridge/core/registry"
+)
+
+// Validate checks f with every rule of the configuration reference, plus
+// what only the distro knows: that each component's type is bundled and
+// its settings decode, and that no receiver feeds two routes. goProcessors
+// names processors constructed in Go that routes may list.
+func Validate(f *config.File, reg *registry.Registry, goProcessors []string) ([]config.Warning, error) {
+	return f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
+		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg), brokerHealthCheck)
+}
+
+// SettingsCheck decodes every component's and store's settings with its
+// factory, reporting an unknown type at the entry's type and a decoding
+// problem at its settings.
+func SettingsCheck(reg *registry.Registry) config.Check {
+	return func(f *config.File) []config.Problem {
+		var out []config.Problem
+		check := func(k registry.Kind, path, typ string, settings map[string]any) {
+			if typ == "" {
+				return // the model's own rules report a missing type
+			}
+			if _, ok := reg.Lookup(k, typ); !ok {
+				out = append(out, config.Problem{Path: path + ".type",
+					Message: fmt.Sprintf("unknown %s type %q; this binary bundles: %s", k, typ, strings.Join(reg.Types(k), ", "))})
+				return
+			}
+			if _, err := reg.Decode(k, typ, settings); err != nil {
+				out = append(out, config.Problem{Path: path + ".settings", Message: err.Error()})
+			}
+		}
+		for _, e := range entries(f) {
+			check(e.kind, e.path, e.typ, e.settings)
+		}
+		for role, s := range map[string]*config.Store{"outbox": f.Stores.Outbox, "dlq": f.Stores.DLQ, "lease": f.Stores.Lease} {
+			if s != nil {
+				check(registry.KindStore, "stores."+role, s.Type, s.Settings)
+			}
+		}
+		return out
+	}
+}
+
+// receiverUseCheck refuses a receiver listed by two routes: a receiver's
+// deliveries go to exactly one route.
+func receiverUseCheck(f *config.File) []config.Problem {
+	users := map[string][]int{}
+	for i, r := range f.Routes {
+		if r.ReceiverID != "" {
+			users[r.ReceiverID] = append(users[r.ReceiverID], i)
+		}
+	}
+	var out []config.Problem
+	for _, id := range slices.Sorted(maps.Keys(users)) {
+		idx := users[id]
+		for _, i := range idx[1:] {
+			out = append(out, config.Problem{Path: fmt.Sprintf("routes[%d].receiver_id", i),
+				Message: fmt.Sprintf("receiver %q already feeds route %q; a receiver feeds one route", id, f.Routes[idx[0]].ID)})
+		}
+	}
+	return out
+}
+
+// AdmissionCheck asks each receiver factory that implements
+// registry.Admitter whether it admits the route its receiver feeds.
+func AdmissionCheck(reg *registry.Registry) config.Check {
+	return func(f *config.File) []config.Problem {
+		var out []config.Problem
+		for i, r := range f.Routes {
+			rc, ok := componentByID(f.Receivers, r.ReceiverID)
+			if !ok {
+				continue
+			}
+			fac, ok := reg.Receiver(rc.Type)
+			adm, isAdm := fac.(registry.Admitter)
+			if !ok || !isAdm {
+				continue
+			}
+			rcfg, err := fac.Decode(rc.Settings)
+			if err != nil {
+				continue // SettingsCheck reports it
+			}
+			var scfg any
+			if sc, ok := componentByID(f.Sessions, rc.SessionID); ok {
+				if sf, ok := reg.Session(sc.Type); ok {
+					scfg, _ = sf.Decode(sc.Settings)
+				}
+			}
+			mode := r.DeliveryMode
+			if mode == "" {
+				mode = config.DeliveryDirectHold
+			}
+			facts := registry.RouteFacts{RouteID: r.ID, DeliveryMode: mode, HasDLQ: f.Stores.DLQ != nil, AllowRetryDrop: r.Policy.AllowRetryDrop}
+			if err := adm.Admit(rcfg, scfg, facts); err != nil {
+				out = append(out, config.Problem{Path: fmt.Sprintf("routes[%d].delivery_mode", i), Message: err.Error()})
+			}
+		}
+		return out
+	}
+}
+
+// componentByID finds the component id in cs.
+func componentByID(cs []config.Component, id string) (config.Component, bool) {
+	for _, c := range cs {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return config.Component{}, false
+}
