@@ -104,7 +104,9 @@ func Main(ctx context.Context, s Settings, args []string, stdout, stderr io.Writ
 }
 
 // Commands lists the commands Main knows, in the order usage shows them.
-func Commands() []string { return []string{"run", "validate", "config schema", "dlq", "version", "help"} }
+func Commands() []string {
+	return []string{"run", "validate", "config schema", "dlq", "version", "help"}
+}
 
 func (a *app) usage(w io.Writer) {
 	runDefault := "a configuration file (-c FILE, required)"
