@@ -1,6 +1,7 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -99,13 +100,54 @@ func AdmissionCheck(reg *registry.Registry) config.Check {
 			if mode == "" {
 				mode = config.DeliveryDirectHold
 			}
-			facts := registry.RouteFacts{RouteID: r.ID, DeliveryMode: mode, HasDLQ: f.Stores.DLQ != nil, AllowRetryDrop: r.Policy.AllowRetryDrop}
+			facts := registry.RouteFacts{RouteID: r.ID, DeliveryMode: mode, HasDLQ: f.Stores.DLQ != nil, AllowRetryDrop: r.Policy.AllowRetryDrop,
+				Clustered: f.Bridge.Deployment == config.DeploymentClustered,
+				Exclusive: r.Session != nil && (r.Session.ConnectAfterLease == nil || *r.Session.ConnectAfterLease)}
 			if err := adm.Admit(rcfg, scfg, facts); err != nil {
-				out = append(out, config.Problem{Path: fmt.Sprintf("routes[%d].delivery_mode", i), Message: err.Error()})
+				out = append(out, admissionProblems(err, fmt.Sprintf("routes[%d].delivery_mode", i), receiverPath(f, rc.ID))...)
 			}
 		}
 		return out
 	}
+}
+
+// admissionProblems turns an admission error into problems: a
+// registry.SettingProblem at the receiver setting it names, anything else
+// at the route's fallback path.
+func admissionProblems(err error, fallback, receiver string) []config.Problem {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var out, other []config.Problem
+	for _, e := range errs {
+		var sp *registry.SettingProblem
+		if errors.As(e, &sp) {
+			out = append(out, config.Problem{Path: receiver + ".settings." + sp.Path, Message: sp.Message})
+			continue
+		}
+		other = append(other, config.Problem{Path: fallback, Message: e.Error()})
+	}
+	if len(other) > 0 {
+		msgs := make([]string, len(other))
+		for i, p := range other {
+			msgs[i] = p.Message
+		}
+		out = append(out, config.Problem{Path: fallback, Message: strings.Join(msgs, "\n")})
+	}
+	return out
+}
+
+// receiverPath is the path of receiver id in f, e.g. "receivers[2]".
+func receiverPath(f *config.File, id string) string {
+	for i, c := range f.Receivers {
+		if c.ID == id {
+			return fmt.Sprintf("receivers[%d]", i)
+		}
+	}
+	return "receivers"
 }
 
 // componentByID finds the component id in cs.

@@ -48,7 +48,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 	v.stores()
 	v.http()
 	v.telemetry()
-	v.clusteredMQTT()
+	v.clustered()
 	v.rollout()
 	v.sessionsAgree()
 	if !o.clusterPreview {
