@@ -16,8 +16,53 @@ import (
 // its settings decode, and that no receiver feeds two routes. goProcessors
 // names processors constructed in Go that routes may list.
 func Validate(f *config.File, reg *registry.Registry, goProcessors []string) ([]config.Warning, error) {
-	return f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
+	warns, err := f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
 		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg), brokerHealthCheck)
+	return append(warns, storeWarnings(f, reg)...), err
+}
+
+// storeWarnings warns, from each store factory's locality, about an
+// outbox or DLQ that lives only as long as the process, and, in a
+// clustered deployment, about a store the instances cannot all share.
+func storeWarnings(f *config.File, reg *registry.Registry) []config.Warning {
+	var out []config.Warning
+	loc := func(st *config.Store) registry.Locality {
+		if st == nil {
+			return registry.LocalityUnknown
+		}
+		fac, ok := reg.Lookup(registry.KindStore, st.Type)
+		if !ok {
+			return registry.LocalityUnknown
+		}
+		return registry.LocalityOf(fac)
+	}
+	s := f.Stores
+	if loc(s.Outbox) == registry.LocalityProcess {
+		out = append(out, config.Warning{Path: "stores.outbox.type", Message: fmt.Sprintf(
+			"a %s outbox lives only as long as the process: at stop the bridge delivers what it can within bridge.shutdown_timeout and the rest is lost; use a store that keeps it", s.Outbox.Type)})
+	}
+	if loc(s.DLQ) == registry.LocalityProcess {
+		out = append(out, config.Warning{Path: "stores.dlq.type", Message: fmt.Sprintf(
+			"a %s DLQ lives only as long as the process: every dead letter is lost at stop; use a store that keeps them", s.DLQ.Type)})
+	}
+	if f.Bridge.Deployment != config.DeploymentClustered {
+		return out
+	}
+	for _, st := range []struct {
+		key   string
+		store *config.Store
+	}{{"outbox", s.Outbox}, {"dlq", s.DLQ}, {"lease", s.Lease}, {"managed_subscriptions", s.ManagedSubscriptions}} {
+		path := "stores." + st.key + ".type"
+		switch loc(st.store) {
+		case registry.LocalityProcess:
+			out = append(out, config.Warning{Path: path, Message: fmt.Sprintf(
+				"a %s store is local to one process; the instances of a clustered deployment do not share it", st.store.Type)})
+		case registry.LocalityHost:
+			out = append(out, config.Warning{Path: path, Message: fmt.Sprintf(
+				"a %s store is shared only by the processes of one host; instances on other hosts cannot use it", st.store.Type)})
+		}
+	}
+	return out
 }
 
 // SettingsCheck decodes every component's and store's settings with its

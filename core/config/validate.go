@@ -226,10 +226,4 @@ func (v *validator) stores() {
 			v.addf(join(join("stores", st.key), "type"), "type is required")
 		}
 	}
-	if s.Outbox != nil && s.Outbox.Type == "memory" {
-		v.warnf("stores.outbox.type", "a memory outbox lives only as long as the process: at stop the bridge delivers what it can within bridge.shutdown_timeout and the rest is lost; use sqlite to keep it")
-	}
-	if s.DLQ != nil && s.DLQ.Type == "memory" {
-		v.warnf("stores.dlq.type", "a memory DLQ lives only as long as the process: every dead letter is lost at stop; use sqlite to keep them")
-	}
 }

@@ -14,32 +14,9 @@ func (v *validator) clustered() {
 	if v.f.Bridge.Deployment != DeploymentClustered {
 		return
 	}
-	v.clusteredStores()
 	v.clusteredDraining()
 	v.clusteredInstance(os.Hostname)
 	v.clusteredClaims()
-}
-
-// clusteredStores warns about store types that a cluster's instances cannot
-// all share: a memory store lives in one process, a SQLite file on one
-// host.
-func (v *validator) clusteredStores() {
-	s := v.f.Stores
-	for _, st := range []struct {
-		key   string
-		store *Store
-	}{{"outbox", s.Outbox}, {"dlq", s.DLQ}, {"lease", s.Lease}, {"managed_subscriptions", s.ManagedSubscriptions}} {
-		if st.store == nil {
-			continue
-		}
-		path := join(join("stores", st.key), "type")
-		switch st.store.Type {
-		case "memory":
-			v.warnf(path, "a memory store is local to one process; the instances of a clustered deployment do not share it")
-		case "sqlite":
-			v.warnf(path, "a sqlite store is shared only by the processes of one host (with shared: true); instances on other hosts cannot use it")
-		}
-	}
 }
 
 // clusteredDraining requires what leased draining needs: every instance
