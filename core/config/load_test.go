@@ -373,4 +373,3 @@ func TestProblemsErrorForms(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
-
