@@ -106,3 +106,39 @@ func TestModuleArrows(t *testing.T) {
 		t.Errorf("imports against the house's arrows:\n  %s", strings.Join(problems, "\n  "))
 	}
 }
+
+// TestRootReadmeListsEveryModule compares the root README's module table
+// with the modules go.work uses, both ways.
+func TestRootReadmeListsEveryModule(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, err := os.ReadFile(filepath.Join("..", "go.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inReadme := map[string]bool{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| [`") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "| [`"), "`")
+			inReadme[name] = true
+		}
+	}
+	inWork := map[string]bool{}
+	for _, line := range strings.Split(string(work), "\n") {
+		if m := strings.TrimSpace(line); strings.HasPrefix(m, "./") {
+			inWork[strings.TrimPrefix(m, "./")] = true
+		}
+	}
+	for m := range inWork {
+		if !inReadme[m] {
+			t.Errorf("module %s is in go.work but not in the README's module table", m)
+		}
+	}
+	for m := range inReadme {
+		if !inWork[m] {
+			t.Errorf("the README's module table lists %s, which go.work does not use", m)
+		}
+	}
+}
