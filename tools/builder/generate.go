@@ -65,9 +65,9 @@ func (m *Manifest) requires() map[string]string {
 }
 
 // Generate returns main.go and components.go (under dist.package_dir) and
-// go.mod, as they are to be written into outputDir: local replace paths
-// are written relative to it when it is at most two directories below
-// their common ancestor, absolute otherwise.
+// go.mod, as they are to be written into outputDir: a local replace path
+// is written relative to it when it climbs at most two levels, absolute
+// otherwise.
 func (m *Manifest) Generate(outputDir string) ([]File, error) {
 	out, err := filepath.Abs(outputDir)
 	if err != nil {
