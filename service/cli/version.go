@@ -24,7 +24,7 @@ func (a *app) versionReport() string {
 			continue
 		}
 		switch {
-		case d.Replace != nil && d.Replace.Version == "":
+		case d.Replace != nil && (d.Replace.Version == "" || d.Replace.Version == "(devel)"):
 			fmt.Fprintf(&b, "  %s (local: %s)\n", d.Path, d.Replace.Path)
 		case d.Replace != nil:
 			fmt.Fprintf(&b, "  %s %s => %s %s\n", d.Path, d.Version, d.Replace.Path, d.Replace.Version)
