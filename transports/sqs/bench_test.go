@@ -91,6 +91,7 @@ func BenchmarkForwardTransport(b *testing.B) {
 		})
 	}
 	b.ResetTimer()
+	cpu0 := processCPU()
 	runDone := make(chan struct{})
 	go func() {
 		defer close(runDone)
@@ -105,6 +106,7 @@ func BenchmarkForwardTransport(b *testing.B) {
 	}()
 	<-finished
 	b.StopTimer()
+	reportCPU(b, cpu0)
 	cancel()
 	<-runDone
 	close(work)
@@ -130,7 +132,7 @@ func BenchmarkForwardPlainSDK(b *testing.B) {
 // (coalescing, in-flight slots, a goroutine per delivery), not the format.
 func BenchmarkForwardPlainSDKEnvelope(b *testing.B) {
 	plainForward(b, func(m types.Message, id *string) types.SendMessageBatchRequestEntry {
-		w, err := toWire(messaging.NewEnvelope("fwd", []byte(aws.ToString(m.Body))))
+		w, err := toWire(messaging.NewEnvelope("fwd", []byte(aws.ToString(m.Body))), nil)
 		if err != nil {
 			b.Error(err)
 		}
@@ -147,6 +149,7 @@ func plainForward(b *testing.B, entry func(m types.Message, id *string) types.Se
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	b.ResetTimer()
+	cpu0 := processCPU()
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
@@ -177,8 +180,17 @@ func plainForward(b *testing.B, entry func(m types.Message, id *string) types.Se
 	}
 	wg.Wait()
 	b.StopTimer()
+	reportCPU(b, cpu0)
 	b.ReportMetric(float64(stub.calls("SendMessageBatch"))/float64(b.N)*10, "sends/10msgs")
 	b.ReportMetric(float64(stub.calls("DeleteMessageBatch"))/float64(b.N)*10, "deletes/10msgs")
 	b.ReportMetric(float64(stub.calls("ReceiveMessage"))/float64(b.N)*10, "receives/10msgs")
 	b.ReportMetric(float64(stub.conns.Load()), "conns")
+}
+
+// reportCPU reports the process's CPU time per message since cpu0, the
+// stub's share included.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if cpu0 > 0 {
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	}
 }
