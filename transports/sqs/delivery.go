@@ -48,8 +48,10 @@ func newDelivery(m types.Message, st *settler, now func() time.Time, vis time.Du
 	if m.MessageId != nil {
 		d.msgID = *m.MessageId
 	}
-	if n, err := strconv.Atoi(m.Attributes[string(types.MessageSystemAttributeNameApproximateReceiveCount)]); err == nil && n > 0 {
-		d.received = n
+	if c, ok := m.Attributes[string(types.MessageSystemAttributeNameApproximateReceiveCount)]; ok {
+		if n, err := strconv.Atoi(c); err == nil && n > 0 {
+			d.received = n
+		}
 	}
 	d.lease.Store(t.Add(vis).UnixNano())
 	return d

@@ -32,6 +32,8 @@ type Sender struct {
 	// attrMaps holds emptied attribute maps of sent messages for reuse:
 	// a new map takes a KiB per message.
 	attrMaps sync.Pool
+	// ids are the entry IDs of batch calls.
+	ids [maxBatch]*string
 }
 
 // Option configures a Sender or a Receiver.
@@ -67,7 +69,7 @@ func NewSender(api API, cfg SenderConfig, opts ...Option) (*Sender, error) {
 		return nil, err
 	}
 	o := buildOptions(opts)
-	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log, sends: map[string]*batcher[wireMessage]{}}, nil
+	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log, sends: map[string]*batcher[wireMessage]{}, ids: entryIDs()}, nil
 }
 
 // Send sends one message. With batching on, concurrent sends to one
@@ -207,8 +209,10 @@ func (s *Sender) sendChunks(ctx context.Context, url string, ws []wireMessage, a
 // outcome at its index. Entry IDs are the positions in the chunk.
 func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wireMessage, res []ports.BatchResult) {
 	in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: make([]types.SendMessageBatchRequestEntry, len(ws))}
+	bodies := make([]string, len(ws)) // one allocation for the pointers below
 	for j, w := range ws {
-		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
+		bodies[j] = w.body
+		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: s.ids[j], MessageBody: &bodies[j], MessageAttributes: w.attrs,
 			MessageGroupId: w.group, MessageDeduplicationId: w.dedup, DelaySeconds: w.delay}
 	}
 	if !*s.cfg.Batch {

@@ -36,10 +36,21 @@ type settler struct {
 	// noBatchVisibility is set once the server showed it lacks
 	// ChangeMessageVisibilityBatch; extensions then go one by one.
 	noBatchVisibility atomic.Bool
+	// ids are the entry IDs of batch calls, "0" to "9", shared by all
+	// calls (the SDK only reads them).
+	ids [maxBatch]*string
+}
+
+// entryIDs returns the entry IDs "0" to "9" of batch calls.
+func entryIDs() (ids [maxBatch]*string) {
+	for i := range ids {
+		ids[i] = aws.String(strconv.Itoa(i))
+	}
+	return ids
 }
 
 func newSettler(api API, url string, window time.Duration, maxPending int, log *slog.Logger) *settler {
-	s := &settler{api: api, url: url, log: log, pending: make(chan struct{}, maxPending)}
+	s := &settler{api: api, url: url, log: log, pending: make(chan struct{}, maxPending), ids: entryIDs()}
 	s.deletes = newBatcher(window, s.flushDeletes)
 	s.extends = newBatcher(window, s.flushExtends)
 	return s
@@ -51,9 +62,13 @@ func newSettler(api API, url string, window time.Duration, maxPending int, log *
 // delete is carried out whatever ctx does.
 func (s *settler) delete(ctx context.Context, handle string, queued func()) error {
 	select {
-	case s.pending <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	case s.pending <- struct{}{}: // usually there is room: no full select
+	default:
+		select {
+		case s.pending <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	queued()
 	return s.deletes.do(ctx, receipt{handle: handle})
@@ -81,8 +96,10 @@ func (s *settler) flushDeletes(ctx context.Context, items []receipt, errs []erro
 	}
 	for attempt := 1; len(idx) > 0; attempt++ {
 		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(idx))}
+		handles := make([]string, len(idx)) // one allocation for the pointers below
 		for j, i := range idx {
-			in.Entries[j] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), ReceiptHandle: aws.String(items[i].handle)}
+			handles[j] = items[i].handle
+			in.Entries[j] = types.DeleteMessageBatchRequestEntry{Id: s.ids[j], ReceiptHandle: &handles[j]}
 		}
 		out, err := s.api.DeleteMessageBatch(ctx, in)
 		var retry []int
@@ -139,7 +156,7 @@ func (s *settler) flushExtends(ctx context.Context, items []receipt, errs []erro
 	if !s.noBatchVisibility.Load() {
 		in := &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.ChangeMessageVisibilityBatchRequestEntry, len(items))}
 		for i, it := range items {
-			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.handle), VisibilityTimeout: it.vis}
+			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: s.ids[i], ReceiptHandle: aws.String(it.handle), VisibilityTimeout: it.vis}
 		}
 		out, err := s.api.ChangeMessageVisibilityBatch(ctx, in)
 		if err == nil {

@@ -149,19 +149,20 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 	if m.SubjectBytes != nil {
 		m.Subject = string(m.SubjectBytes)
 	}
-	env := messaging.NewEnvelopeFromImmutablePayload(m.Subject, body)
-	env.ID = m.ID
+	// Built directly rather than with a constructor, which would make an
+	// ID, a time and a header map only to have them replaced.
+	env := &messaging.Envelope{ID: m.ID, Subject: m.Subject, CreatedAt: now,
+		Headers: make(map[string]any, len(msg.MessageAttributes)+len(m.Headers)+len(m.Raw))}
+	env.SetPayload(body)
 	if env.ID == "" {
 		env.ID = aws.ToString(msg.MessageId)
 	}
-	env.CreatedAt = now
 	if m.CreatedAt != 0 {
 		env.CreatedAt = time.Unix(0, m.CreatedAt)
 	}
 	if m.ExpiresAt != 0 {
 		env.ExpiresAt = time.Unix(0, m.ExpiresAt)
 	}
-	env.Headers = make(map[string]any, len(msg.MessageAttributes)+len(m.Headers))
 	for k, v := range m.Headers {
 		env.Headers[k] = v
 	}
