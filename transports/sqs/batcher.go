@@ -124,7 +124,7 @@ func (b *batcher[T]) dispatchLocked(bt *batch[T]) bool {
 	}
 	f := &flusher[T]{work: make(chan *batch[T], 1)}
 	f.work <- bt
-	b.wg.Go(func() { b.serve(f) })
+	b.wg.Go(func() { withStackReserve(func() { b.serve(f) }) })
 	return false
 }
 

@@ -72,7 +72,7 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	turn := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for range r.pollers() {
-		wg.Go(func() { r.poll(ctx, url, vis, st, slots, turn, emit) })
+		wg.Go(func() { withStackReserve(func() { r.poll(ctx, url, vis, st, slots, turn, emit) }) })
 	}
 	wg.Wait()
 	return nil
