@@ -2,7 +2,6 @@ package sqs
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -136,9 +135,7 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 	var m meta
 	a, ok := msg.MessageAttributes[AttrEnvelope]
 	if ok && a.StringValue != nil {
-		if json.Unmarshal([]byte(*a.StringValue), &m) != nil {
-			m = meta{}
-		}
+		m = unmarshalMeta(*a.StringValue)
 	}
 	body := []byte(aws.ToString(msg.Body))
 	if m.Base64 {

@@ -14,7 +14,8 @@ import (
 // encoding/json, so messages written before and after read the same.
 func (m *meta) marshal() (string, error) {
 	if len(m.Headers) > 0 || len(m.Raw) > 0 || !utf8.ValidString(m.Subject) || !utf8.ValidString(m.ID) {
-		b, err := json.Marshal(m)
+		c := *m // encoding/json keeps what it is given: m stays on the caller's stack
+		b, err := json.Marshal(&c)
 		return string(b), err
 	}
 	var buf [160]byte
@@ -98,4 +99,14 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// unmarshalMeta decodes the JSON of AttrEnvelope, or returns the zero meta
+// when it is not valid.
+func unmarshalMeta(s string) meta {
+	var m meta
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return meta{}
+	}
+	return m
 }
