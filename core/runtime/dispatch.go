@@ -43,6 +43,12 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 			// This destination accepted the message on an earlier attempt.
 			continue
 		}
+		if rn.fenced() {
+			// Neither this destination nor the next: settle sees the fence
+			// too and leaves the delivery with its source.
+			w.failures = append(w.failures, dispatchFailure{bindingID: b.ID, address: addr, err: errFenced})
+			return
+		}
 		start := rn.sendStart()
 		err := w.send(ctx, b, p, addr, env)
 		rn.sendEnd(b.ID, start, err)

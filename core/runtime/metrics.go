@@ -17,6 +17,7 @@ var (
 	descRetried    = telemetry.Desc{Name: "gobridge_route_messages_retried_total", Help: "Deliveries handed back to their source for a delayed retry.", Labels: []string{"route"}}
 	descDLQ        = telemetry.Desc{Name: "gobridge_route_messages_dead_lettered_total", Help: "Messages written to the dead-letter queue, by category.", Labels: []string{"route", "category"}}
 	descDropped    = telemetry.Desc{Name: "gobridge_route_messages_dropped_total", Help: "Messages acknowledged without delivery, by reason.", Labels: []string{"route", "reason"}}
+	descFenced     = telemetry.Desc{Name: "gobridge_route_fenced_total", Help: "Deliveries left with their source, unsent or unsettled, because this instance no longer held the route's lease.", Labels: []string{"route"}}
 	descUnsettled  = telemetry.Desc{Name: "gobridge_route_messages_unsettled_total", Help: "Deliveries left unsettled because the bridge stopped working on them.", Labels: []string{"route"}}
 	descSettleErr  = telemetry.Desc{Name: "gobridge_route_settle_errors_total", Help: "Ack or retry calls the source refused.", Labels: []string{"route"}}
 	descDLQErr     = telemetry.Desc{Name: "gobridge_route_dlq_write_errors_total", Help: "DLQ writes that failed.", Labels: []string{"route"}}
@@ -68,6 +69,7 @@ var errorClasses = []fault.Class{fault.ClassTransient, fault.ClassPermanent, fau
 // allocates nothing.
 type routeMetrics struct {
 	received, acked, retried, unsettled, settleErr, dlqErr telemetry.Counter
+	fenced                                                 telemetry.Counter
 	leaseExtended, leaseLost                               telemetry.Counter
 	filtered, expired                                      telemetry.Counter
 	inFlight                                               telemetry.Gauge
@@ -92,6 +94,7 @@ func newRouteMetrics(m telemetry.Meter, route string, bindings []Binding) routeM
 		acked:         m.Counter(descAcked, route),
 		retried:       m.Counter(descRetried, route),
 		unsettled:     m.Counter(descUnsettled, route),
+		fenced:        m.Counter(descFenced, route),
 		settleErr:     m.Counter(descSettleErr, route),
 		dlqErr:        m.Counter(descDLQErr, route),
 		leaseExtended: m.Counter(descLeaseExt, route),

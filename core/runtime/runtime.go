@@ -57,6 +57,13 @@ type Options struct {
 	// the lease's fencing token on every guarded write (a clustered
 	// deployment). Nil drains always, under the zero token.
 	LeaseGate LeaseGate
+	// Fence, when set, is asked before every send of a direct_hold
+	// delivery and before its settlement. While it reports false (the
+	// instance no longer certainly holds the lease that makes it the
+	// source's only consumer, e.g. a process that slept through its lease)
+	// the delivery is neither sent nor settled: it stays with its source,
+	// which hands it to the new lease holder. Nil never fences.
+	Fence func() bool
 }
 
 func (o Options) withDefaults() Options {

@@ -17,6 +17,14 @@ import (
 // the source to redeliver.
 func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.Envelope, err error) {
 	rn := w.rn
+	if rn.fenced() {
+		// Whatever happened, another instance may hold the source now:
+		// acking, retrying or dead-lettering would act on its message.
+		rn.m.fenced.Add(1)
+		rn.m.unsettled.Add(1)
+		rn.log.Debug("lease lost: delivery left with its source", "message_id", env.ID)
+		return
+	}
 	if err == nil {
 		w.ack(d, env)
 		return

@@ -11,7 +11,7 @@ import (
 func TestReceiverConfigDefaults(t *testing.T) {
 	got := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net"}}.WithDefaults()
 	want := ReceiverConfig{Queue: "q", Client: ClientConfig{Namespace: "ns.servicebus.windows.net", Credential: CredentialConfig{Kind: CredentialDefault}},
-		Links: 1, ReceiveWait: 5 * time.Millisecond, MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: 2 * time.Second}
+		Links: 1, ReceiveWait: ptr(5 * time.Millisecond), MaxSessions: 8, SessionIdleTimeout: 2 * time.Second, Retry: RetryAbandon, OnPermanent: PermanentDLQ, Linger: ptr(2 * time.Second)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
@@ -42,8 +42,8 @@ func TestConfigValidate(t *testing.T) {
 		{"topic alone", ReceiverConfig{Client: cs, Topic: "t"}.WithDefaults().Validate(), []string{"subscription"}},
 		{"bad names", ReceiverConfig{Client: cs, Topic: "-t", Subscription: "a/b"}.WithDefaults().Validate(), []string{"topic", "subscription"}},
 		{"ranges", ReceiverConfig{Client: cs, Queue: "q", MaxMessages: 5001, MaxSessions: -1, Links: 17, SessionIdleTimeout: time.Millisecond,
-			Retry: "schedule", OnPermanent: "drop", Linger: -1}.WithDefaults().Validate(),
-			[]string{"max_messages", "links", "max_sessions", "session_idle_timeout", "retry", "on_permanent", "linger"}},
+			Retry: "schedule", OnPermanent: "drop", Linger: ptr(time.Duration(-1)), ReceiveWait: ptr(2 * time.Second)}.WithDefaults().Validate(),
+			[]string{"max_messages", "links", "max_sessions", "session_idle_timeout", "retry", "on_permanent", "linger", "receive_wait"}},
 		{"sender ranges", SenderConfig{Client: cs, Entity: "a b", BatchWindow: 2 * time.Second}.WithDefaults().Validate(), []string{"entity", "batch_window"}},
 	}
 	for _, tt := range tests {
@@ -78,3 +78,39 @@ func TestConfigAccepts(t *testing.T) {
 		}
 	}
 }
+
+// A zero receive_wait or linger written in the settings keeps its
+// documented meaning (never wait; close the links at once) instead of
+// being taken for an unset field and replaced by the default.
+func TestConfigZeroDurationsKeepTheirMeaning(t *testing.T) {
+	type waits struct{ ReceiveWait, Linger time.Duration }
+	tests := []struct {
+		name     string
+		settings map[string]any
+		want     waits
+	}{
+		{"unset", map[string]any{}, waits{DefaultReceiveWait, DefaultLinger}},
+		{"zero strings", map[string]any{"receive_wait": "0s", "linger": "0s"}, waits{0, 0}},
+		{"zero numbers", map[string]any{"receive_wait": 0, "linger": 0}, waits{0, 0}},
+		{"set", map[string]any{"receive_wait": "20ms", "linger": "1s"}, waits{20 * time.Millisecond, time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			settings := map[string]any{"queue": "orders", "client": map[string]any{"connection_string": testConnString}}
+			for k, v := range tt.settings {
+				settings[k] = v
+			}
+			c, err := ReceiverFactory().Decode(settings)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			cfg := c.(ReceiverConfig)
+			got := waits{*cfg.ReceiveWait, *cfg.Linger}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -60,7 +60,7 @@ func TestReceiverConformance(t *testing.T) {
 	conformance.RunReceiver(t, func(t *testing.T) conformance.ReceiverHarness {
 		_, cc := startEmulator(t, queue("in", 2*time.Second))
 		c := newTestClient(t, cc)
-		r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: "in", Linger: 200 * time.Millisecond}, WithMaxInFlight(16))
+		r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: "in", Linger: ptr(200 * time.Millisecond)}, WithMaxInFlight(16))
 		if err != nil {
 			t.Fatalf("NewReceiver: %v", err)
 		}
@@ -98,7 +98,7 @@ func TestSessionReceiverConformance(t *testing.T) {
 	conformance.RunReceiver(t, func(t *testing.T) conformance.ReceiverHarness {
 		_, cc := startEmulator(t, sbemu.Entity{Name: "in", LockDuration: 2 * time.Second, MaxDeliveryCount: 100, RequiresSession: true})
 		c := newTestClient(t, cc)
-		r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: "in", Sessions: true, Linger: 200 * time.Millisecond,
+		r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: "in", Sessions: true, Linger: ptr(200 * time.Millisecond),
 			SessionIdleTimeout: 500 * time.Millisecond}, WithMaxInFlight(16))
 		if err != nil {
 			t.Fatalf("NewReceiver: %v", err)

@@ -77,7 +77,7 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	}
 	var held inFlight
 	defer func() {
-		held.wait(r.cfg.Linger)
+		held.wait(r.cfg.linger())
 		closeLinks(links)
 	}()
 	ctx, stop := context.WithCancelCause(ctx)
@@ -123,7 +123,7 @@ func (r *Receiver) receiveLoop(ctx context.Context, rcv *azservicebus.Receiver, 
 		if n < batch/2 {
 			// Busy: wait a little for more room, so that a receive asks
 			// for a batch rather than for what one settlement freed.
-			n += gather(ctx, slots, batch/2-n, r.cfg.ReceiveWait)
+			n += gather(ctx, slots, batch/2-n, r.cfg.receiveWait())
 		}
 		msgs, err := rcv.ReceiveMessages(ctx, n, nil)
 		r.de.m.receives.Add(1)

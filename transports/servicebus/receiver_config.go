@@ -65,9 +65,10 @@ type ReceiverConfig struct {
 	// ReceiveWait is how long a receive waits for room when less than
 	// half of max_messages is free, so that a busy receiver asks for
 	// batches rather than for the one message a settlement made room for
-	// (5ms; 0 never waits). An idle receiver never waits. Not used for
-	// sessions.
-	ReceiveWait time.Duration `yaml:"receive_wait" json:"receive_wait"`
+	// (unset: 5ms; 0 never waits). An idle receiver never waits. Not used
+	// for sessions. A pointer, so that an explicit 0 is told apart from
+	// an unset field.
+	ReceiveWait *time.Duration `yaml:"receive_wait" json:"receive_wait"`
 	// Links is how many receiving links run side by side, sharing the
 	// route's max_in_flight, so that one receive's round trip does not
 	// hold up the next: worth raising against a distant namespace (1; 1
@@ -88,23 +89,41 @@ type ReceiverConfig struct {
 	// dead-letters goes.
 	OnPermanent PermanentMode `yaml:"on_permanent" json:"on_permanent"`
 	// Linger bounds how long a stopped Run keeps its links open so that
-	// deliveries still being handled can be settled (2s). Locks still
-	// held then expire and Service Bus hands those messages out again.
-	Linger time.Duration `yaml:"linger" json:"linger"`
+	// deliveries still being handled can be settled (unset: 2s; 0 closes
+	// them at once). Locks still held then expire and Service Bus hands
+	// those messages out again. A pointer, as ReceiveWait.
+	Linger *time.Duration `yaml:"linger" json:"linger"`
 }
 
 // WithDefaults returns c with every zero field replaced by its default.
 func (c ReceiverConfig) WithDefaults() ReceiverConfig {
 	c.Client = c.Client.WithDefaults()
 	setDefault(&c.Links, DefaultLinks)
-	setDefault(&c.ReceiveWait, DefaultReceiveWait)
+	c.ReceiveWait = durationOr(c.ReceiveWait, DefaultReceiveWait)
 	setDefault(&c.MaxSessions, DefaultMaxSessions)
 	setDefault(&c.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	setDefault(&c.Retry, RetryAbandon)
 	setDefault(&c.OnPermanent, PermanentDLQ)
-	setDefault(&c.Linger, DefaultLinger)
+	c.Linger = durationOr(c.Linger, DefaultLinger)
 	return c
 }
+
+// durationOr returns a pointer to a copy of *p, or to def when p is nil:
+// the copy keeps configs that share a pointer independent.
+func durationOr(p *time.Duration, def time.Duration) *time.Duration {
+	if p != nil {
+		def = *p
+	}
+	return &def
+}
+
+// receiveWait is ReceiveWait, its default when unset.
+func (c ReceiverConfig) receiveWait() time.Duration {
+	return *durationOr(c.ReceiveWait, DefaultReceiveWait)
+}
+
+// linger is Linger, its default when unset.
+func (c ReceiverConfig) linger() time.Duration { return *durationOr(c.Linger, DefaultLinger) }
 
 // Validate reports every problem of c, each naming its field. Call it on
 // the result of WithDefaults.
@@ -129,8 +148,8 @@ func (c ReceiverConfig) Validate() error {
 	if c.MaxMessages < 0 || c.MaxMessages > maxCredits {
 		p.add("max_messages", "must be 0 (derived) to %d, got %d", maxCredits, c.MaxMessages)
 	}
-	if c.ReceiveWait < 0 || c.ReceiveWait > time.Second {
-		p.add("receive_wait", "must be from 0 to 1s, got %v", c.ReceiveWait)
+	if w := c.receiveWait(); w < 0 || w > time.Second {
+		p.add("receive_wait", "must be from 0 to 1s, got %v", w)
 	}
 	if c.Links < 1 || c.Links > 16 {
 		p.add("links", "must be 1 to 16, got %d", c.Links)
@@ -151,8 +170,8 @@ func (c ReceiverConfig) Validate() error {
 	default:
 		p.add("on_permanent", "must be dlq or dead_letter, got %q", c.OnPermanent)
 	}
-	if c.Linger < 0 || c.Linger > time.Minute {
-		p.add("linger", "must be from 0 to 1m, got %v", c.Linger)
+	if l := c.linger(); l < 0 || l > time.Minute {
+		p.add("linger", "must be from 0 to 1m, got %v", l)
 	}
 	return p.err()
 }

@@ -87,7 +87,7 @@ func (r *Receiver) holdSession(ctx context.Context, sr *azservicebus.SessionRece
 	keeper := r.keepSession(sctx, sr, locks, lost)
 	var held inFlight
 	defer func() {
-		held.wait(r.cfg.Linger)
+		held.wait(r.cfg.linger())
 		lost(nil)
 		keeper.Wait()
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -93,7 +93,8 @@ type outbound struct {
 // their native properties, the expiry as the time to live, every header
 // outside HeaderNamespace as an application property, except the
 // bridge's correlation id and content type, which travel in their native
-// properties when those can hold them.
+// properties when those can hold them, and the headers that describe
+// this hop only (messaging.IsInternalOnly), which are not sent.
 func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotatedMessage, error) {
 	m := &azservicebus.AMQPAnnotatedMessage{
 		Body:       azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{env.PayloadView()}},
@@ -143,9 +144,14 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		if inNamespace(k) || !utf8.ValidString(k) || v == nil {
 			continue
 		}
-		if (k == messaging.HeaderCorrelationID && m.Properties.CorrelationID != nil) ||
-			(k == messaging.HeaderContentType && m.Properties.ContentType != nil) {
+		if k == messaging.HeaderCorrelationID && m.Properties.CorrelationID != nil {
 			continue // travels in its native property, and comes back from it
+		}
+		if messaging.IsInternalOnly(k) {
+			// Route, source, route override and content type describe
+			// this hop and every bridge strips them at ingress; the
+			// content type went native when it could.
+			continue
 		}
 		if m.ApplicationProperties == nil {
 			m.ApplicationProperties = make(map[string]any, len(env.Headers))

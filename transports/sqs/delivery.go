@@ -26,7 +26,7 @@ type delivery struct {
 	release  func() // gives the in-flight slot back
 	freed    sync.Once
 	finished sync.Once
-	settled  chan struct{} // closed once the delivery is done with
+	settled  chan struct{} // closed once the delivery is done with; nil unless ordered
 	acked    atomic.Bool
 	lease    atomic.Int64 // UnixNano of the visibility deadline
 }
@@ -41,15 +41,17 @@ var (
 
 func newDelivery(m types.Message, st *settler, now func() time.Time, vis time.Duration, release func()) *delivery {
 	t := now()
-	d := &delivery{env: fromWire(m, t), st: st, now: now, release: release, settled: make(chan struct{})}
+	d := &delivery{env: fromWire(m, t), st: st, now: now, release: release}
 	if m.ReceiptHandle != nil {
 		d.handle = *m.ReceiptHandle
 	}
 	if m.MessageId != nil {
 		d.msgID = *m.MessageId
 	}
-	if n, err := strconv.Atoi(m.Attributes[string(types.MessageSystemAttributeNameApproximateReceiveCount)]); err == nil && n > 0 {
-		d.received = n
+	if c, ok := m.Attributes[string(types.MessageSystemAttributeNameApproximateReceiveCount)]; ok {
+		if n, err := strconv.Atoi(c); err == nil && n > 0 {
+			d.received = n
+		}
 	}
 	d.lease.Store(t.Add(vis).UnixNano())
 	return d
@@ -117,7 +119,9 @@ func (d *delivery) Settled(ports.Settlement) { d.done() }
 // done with.
 func (d *delivery) done() {
 	d.freeSlot()
-	d.finished.Do(func() { close(d.settled) })
+	if d.settled != nil {
+		d.finished.Do(func() { close(d.settled) })
+	}
 }
 
 // freeSlot gives the in-flight slot back, once.

@@ -43,6 +43,7 @@ func (r *Receiver) emitGroup(ctx context.Context, st *settler, vis time.Duration
 	}
 	for i, m := range msgs {
 		d := newDelivery(m, st, r.now, vis, release)
+		d.settled = make(chan struct{})
 		if err := emit(ctx, d); err != nil {
 			giveBack(msgs[i:])
 			return

@@ -65,11 +65,14 @@ func (r *Receiver) Run(ctx context.Context, emit ports.EmitFunc) error {
 	}
 	vis := r.visibility(ctx, url)
 	st := newSettler(r.api, url, r.cfg.BatchWindow, r.o.maxInFlight, r.o.log)
+	// Deliveries may still be settled after Run returns; their batches
+	// then flush on the settling goroutine.
+	defer st.close()
 	slots := make(chan struct{}, r.o.maxInFlight)
 	turn := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for range r.pollers() {
-		wg.Go(func() { r.poll(ctx, url, vis, st, slots, turn, emit) })
+		wg.Go(func() { withStackReserve(func() { r.poll(ctx, url, vis, st, slots, turn, emit) }) })
 	}
 	wg.Wait()
 	return nil

@@ -28,6 +28,12 @@ type Sender struct {
 
 	mu    sync.Mutex
 	sends map[string]*batcher[wireMessage] // by queue URL
+
+	// attrMaps holds emptied attribute maps of sent messages for reuse:
+	// a new map takes a KiB per message.
+	attrMaps sync.Pool
+	// ids are the entry IDs of batch calls.
+	ids [maxBatch]*string
 }
 
 // Option configures a Sender or a Receiver.
@@ -63,7 +69,7 @@ func NewSender(api API, cfg SenderConfig, opts ...Option) (*Sender, error) {
 		return nil, err
 	}
 	o := buildOptions(opts)
-	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log, sends: map[string]*batcher[wireMessage]{}}, nil
+	return &Sender{api: api, cfg: cfg, urls: newQueueURLs(api), log: o.log, sends: map[string]*batcher[wireMessage]{}, ids: entryIDs()}, nil
 }
 
 // Send sends one message. With batching on, concurrent sends to one
@@ -94,15 +100,11 @@ func (s *Sender) coalescer(url string) *batcher[wireMessage] {
 	defer s.mu.Unlock()
 	b, ok := s.sends[url]
 	if !ok {
-		b = newBatcher(s.cfg.BatchWindow, func(ctx context.Context, items []batchItem[wireMessage]) {
-			ws := make([]wireMessage, len(items))
-			for i, it := range items {
-				ws[i] = it.v
-			}
-			res := make([]ports.BatchResult, len(items))
+		b = newBatcher(s.cfg.BatchWindow, func(ctx context.Context, ws []wireMessage, errs []error) {
+			res := make([]ports.BatchResult, len(ws))
 			s.sendChunks(ctx, url, ws, func(j int) int { return j }, res)
-			for i, it := range items {
-				it.done <- res[i].Err
+			for i := range ws {
+				errs[i] = res[i].Err
 			}
 		})
 		s.sends[url] = b
@@ -124,7 +126,8 @@ func (s *Sender) prepare(ctx context.Context, m ports.OutboundMessage) (string, 
 	if err != nil {
 		return "", wireMessage{}, err
 	}
-	w, err := toWire(m.Envelope)
+	attrs, _ := s.attrMaps.Get().(map[string]types.MessageAttributeValue)
+	w, err := toWire(m.Envelope, attrs)
 	if err != nil {
 		return "", wireMessage{}, fault.ErrInvalidPayload.WithMessage("sqs: encoding the envelope").Wrap(err)
 	}
@@ -206,8 +209,10 @@ func (s *Sender) sendChunks(ctx context.Context, url string, ws []wireMessage, a
 // outcome at its index. Entry IDs are the positions in the chunk.
 func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wireMessage, res []ports.BatchResult) {
 	in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: make([]types.SendMessageBatchRequestEntry, len(ws))}
+	bodies := make([]string, len(ws)) // one allocation for the pointers below
 	for j, w := range ws {
-		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), MessageBody: aws.String(w.body), MessageAttributes: w.attrs,
+		bodies[j] = w.body
+		in.Entries[j] = types.SendMessageBatchRequestEntry{Id: s.ids[j], MessageBody: &bodies[j], MessageAttributes: w.attrs,
 			MessageGroupId: w.group, MessageDeduplicationId: w.dedup, DelaySeconds: w.delay}
 	}
 	if !*s.cfg.Batch {
@@ -215,6 +220,7 @@ func (s *Sender) sendChunk(ctx context.Context, url string, idx []int, ws []wire
 		return
 	}
 	out, err := s.api.SendMessageBatch(ctx, in)
+	s.recycle(ws)
 	if err != nil {
 		err = classify("SendMessageBatch", err)
 		for _, i := range idx {
@@ -251,10 +257,33 @@ func (s *Sender) sendOneByOne(ctx context.Context, url string, idx []int, ws []w
 			MessageGroupId: w.group, MessageDeduplicationId: w.dedup, DelaySeconds: w.delay})
 		res[idx[j]].Err = classify("SendMessage", err)
 	}
+	s.recycle(ws)
 }
 
-// Close makes further sends fail with UNAVAILABLE.
+// recycle empties the attribute maps of sent messages and keeps them for
+// reuse; the SDK has serialised them by then.
+func (s *Sender) recycle(ws []wireMessage) {
+	for i := range ws {
+		if ws[i].attrs != nil {
+			clear(ws[i].attrs)
+			s.attrMaps.Put(ws[i].attrs)
+			ws[i].attrs = nil
+		}
+	}
+}
+
+// Close makes further sends fail with UNAVAILABLE and stops the
+// goroutines that make the batch calls, once their calls are done.
 func (s *Sender) Close(context.Context) error {
 	s.closed.Store(true)
+	s.mu.Lock()
+	bs := make([]*batcher[wireMessage], 0, len(s.sends))
+	for _, b := range s.sends {
+		bs = append(bs, b)
+	}
+	s.mu.Unlock()
+	for _, b := range bs {
+		b.close()
+	}
 	return nil
 }

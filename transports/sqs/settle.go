@@ -36,12 +36,23 @@ type settler struct {
 	// noBatchVisibility is set once the server showed it lacks
 	// ChangeMessageVisibilityBatch; extensions then go one by one.
 	noBatchVisibility atomic.Bool
+	// ids are the entry IDs of batch calls, "0" to "9", shared by all
+	// calls (the SDK only reads them).
+	ids [maxBatch]*string
+}
+
+// entryIDs returns the entry IDs "0" to "9" of batch calls.
+func entryIDs() (ids [maxBatch]*string) {
+	for i := range ids {
+		ids[i] = aws.String(strconv.Itoa(i))
+	}
+	return ids
 }
 
 func newSettler(api API, url string, window time.Duration, maxPending int, log *slog.Logger) *settler {
-	s := &settler{api: api, url: url, log: log, pending: make(chan struct{}, maxPending)}
-	s.deletes = newBatcher[receipt](window, s.flushDeletes)
-	s.extends = newBatcher[receipt](window, s.flushExtends)
+	s := &settler{api: api, url: url, log: log, pending: make(chan struct{}, maxPending), ids: entryIDs()}
+	s.deletes = newBatcher(window, s.flushDeletes)
+	s.extends = newBatcher(window, s.flushExtends)
 	return s
 }
 
@@ -51,69 +62,89 @@ func newSettler(api API, url string, window time.Duration, maxPending int, log *
 // delete is carried out whatever ctx does.
 func (s *settler) delete(ctx context.Context, handle string, queued func()) error {
 	select {
-	case s.pending <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	case s.pending <- struct{}{}: // usually there is room: no full select
+	default:
+		select {
+		case s.pending <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	queued()
 	return s.deletes.do(ctx, receipt{handle: handle})
 }
 
-// deleted reports the outcome of one queued delete and frees its room.
-func (s *settler) deleted(it batchItem[receipt], err error) {
-	it.done <- err
+// deleted records the outcome of queued delete i and frees its room.
+func (s *settler) deleted(errs []error, i int, err error) {
+	errs[i] = err
 	<-s.pending
 }
 
+// close stops the settler's flusher goroutines; requests made later are
+// still carried out, on the goroutine that completes their batch.
+func (s *settler) close() {
+	s.deletes.close()
+	s.extends.close()
+}
+
 // flushDeletes deletes items, trying entries that fail for a passing
-// reason again, and reports each item's outcome exactly once.
-func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) {
-	for attempt := 1; len(items) > 0; attempt++ {
-		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(items))}
-		for i, it := range items {
-			in.Entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.v.handle)}
+// reason again, and records each item's outcome in errs exactly once.
+func (s *settler) flushDeletes(ctx context.Context, items []receipt, errs []error) {
+	idx := make([]int, len(items)) // positions in items of the entries to try
+	for i := range idx {
+		idx[i] = i
+	}
+	for attempt := 1; len(idx) > 0; attempt++ {
+		in := &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.DeleteMessageBatchRequestEntry, len(idx))}
+		handles := make([]string, len(idx)) // one allocation for the pointers below
+		for j, i := range idx {
+			handles[j] = items[i].handle
+			in.Entries[j] = types.DeleteMessageBatchRequestEntry{Id: s.ids[j], ReceiptHandle: &handles[j]}
 		}
 		out, err := s.api.DeleteMessageBatch(ctx, in)
-		var retry []batchItem[receipt]
+		var retry []int
 		if err != nil {
 			err = classify("DeleteMessageBatch", err)
 			if attempt < deleteAttempts && fault.IsRecoverable(err) {
-				retry = items
+				retry = idx
 			} else {
-				for _, it := range items {
-					s.deleted(it, err)
+				for _, i := range idx {
+					s.deleted(errs, i, err)
 				}
 			}
 		} else {
-			failed := map[int]error{}
+			var failed map[int]error
 			for _, f := range out.Failed {
-				if i, e := strconv.Atoi(aws.ToString(f.Id)); e == nil && i >= 0 && i < len(items) {
-					failed[i] = classifyCode("DeleteMessageBatch entry", aws.ToString(f.Code), smithyFault(f.SenderFault),
+				if j, e := strconv.Atoi(aws.ToString(f.Id)); e == nil && j >= 0 && j < len(idx) {
+					if failed == nil {
+						failed = map[int]error{}
+					}
+					failed[j] = classifyCode("DeleteMessageBatch entry", aws.ToString(f.Code), smithyFault(f.SenderFault),
 						entryError{aws.ToString(f.Code), aws.ToString(f.Message)})
 				}
 			}
-			for i, it := range items {
-				ferr, bad := failed[i]
+			for j, i := range idx {
+				ferr, bad := failed[j]
 				switch {
 				case !bad:
-					s.deleted(it, nil)
+					s.deleted(errs, i, nil)
 				case attempt < deleteAttempts && fault.IsRecoverable(ferr):
-					retry = append(retry, it)
+					retry = append(retry, i)
 				default:
 					s.log.Warn("sqs: delete failed; the message will come back", "queue", s.url, "err", ferr)
-					s.deleted(it, ferr)
+					s.deleted(errs, i, ferr)
 				}
 			}
 		}
-		items = retry
-		if len(items) > 0 {
+		idx = retry
+		if len(idx) > 0 {
 			t := time.NewTimer(time.Duration(attempt) * 100 * time.Millisecond)
 			select {
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				for _, it := range items {
-					s.deleted(it, classify("DeleteMessageBatch", ctx.Err()))
+				for _, i := range idx {
+					s.deleted(errs, i, classify("DeleteMessageBatch", ctx.Err()))
 				}
 				return
 			}
@@ -121,11 +152,11 @@ func (s *settler) flushDeletes(ctx context.Context, items []batchItem[receipt]) 
 	}
 }
 
-func (s *settler) flushExtends(ctx context.Context, items []batchItem[receipt]) {
+func (s *settler) flushExtends(ctx context.Context, items []receipt, errs []error) {
 	if !s.noBatchVisibility.Load() {
 		in := &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(s.url), Entries: make([]types.ChangeMessageVisibilityBatchRequestEntry, len(items))}
 		for i, it := range items {
-			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(it.v.handle), VisibilityTimeout: it.v.vis}
+			in.Entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: s.ids[i], ReceiptHandle: aws.String(it.handle), VisibilityTimeout: it.vis}
 		}
 		out, err := s.api.ChangeMessageVisibilityBatch(ctx, in)
 		if err == nil {
@@ -136,37 +167,37 @@ func (s *settler) flushExtends(ctx context.Context, items []batchItem[receipt]) 
 						entryError{aws.ToString(f.Code), aws.ToString(f.Message)})
 				}
 			}
-			for i, it := range items {
-				it.done <- failed[i]
+			for i := range items {
+				errs[i] = failed[i]
 			}
 			return
 		}
 		if cerr := classify("ChangeMessageVisibilityBatch", err); !callRefused(err) {
-			for _, it := range items {
-				it.done <- cerr
+			for i := range items {
+				errs[i] = cerr
 			}
 			return
 		}
 		// A refusal of the call as a whole: the server may not know it.
 		// Try one by one, and keep doing so once that works.
-		ok := s.extendEach(ctx, items)
+		ok := s.extendEach(ctx, items, errs)
 		if ok {
 			s.noBatchVisibility.Store(true)
 			s.log.Info("sqs: ChangeMessageVisibilityBatch refused; extending one message per call", "queue", s.url, "err", err)
 		}
 		return
 	}
-	s.extendEach(ctx, items)
+	s.extendEach(ctx, items, errs)
 }
 
 // extendEach changes visibility one message per call and reports whether
 // any call succeeded.
-func (s *settler) extendEach(ctx context.Context, items []batchItem[receipt]) bool {
+func (s *settler) extendEach(ctx context.Context, items []receipt, errs []error) bool {
 	anyOK := false
-	for _, it := range items {
-		err := s.changeVisibility(ctx, it.v.handle, it.v.vis)
+	for i, it := range items {
+		err := s.changeVisibility(ctx, it.handle, it.vis)
 		anyOK = anyOK || err == nil
-		it.done <- err
+		errs[i] = err
 	}
 	return anyOK
 }

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +33,8 @@ type stubSQS struct {
 	latency time.Duration
 	// conns counts the connections clients opened.
 	conns atomic.Int64
+	// decode reads a request body; nil decodes all of it into a map.
+	decode func(io.Reader) map[string]any
 }
 
 func newStub(t *testing.T, ops map[string]stubOp) *stubSQS {
@@ -57,7 +60,11 @@ func newBenchServer(s *stubSQS) *httptest.Server {
 func (s *stubSQS) serve(w http.ResponseWriter, r *http.Request) {
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
 	var req map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&req)
+	if s.decode != nil {
+		req = s.decode(r.Body)
+	} else {
+		_ = json.NewDecoder(r.Body).Decode(&req)
+	}
 	s.mu.Lock()
 	s.n[op]++
 	f := s.ops[op]

@@ -2,7 +2,6 @@ package sqs
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -69,7 +68,9 @@ type wireMessage struct {
 // base64-encoded. String and []byte headers become attributes, in name
 // order, while the limit of 10 allows (one is the metadata attribute);
 // the others, and headers whose names SQS refuses, travel inside it.
-func toWire(env *messaging.Envelope) (wireMessage, error) {
+// The attributes go into attrs, an empty map to reuse, or a new map when
+// attrs is nil.
+func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValue) (wireMessage, error) {
 	m := meta{Subject: env.Subject, ID: env.ID}
 	if !utf8.ValidString(env.Subject) {
 		m.Subject, m.SubjectBytes = "", []byte(env.Subject)
@@ -81,18 +82,24 @@ func toWire(env *messaging.Envelope) (wireMessage, error) {
 		m.ExpiresAt = env.ExpiresAt.UnixNano()
 	}
 	body := env.PayloadView()
-	w := wireMessage{attrs: make(map[string]types.MessageAttributeValue, min(len(env.Headers)+1, maxAttributes))}
+	if attrs == nil {
+		attrs = make(map[string]types.MessageAttributeValue, min(len(env.Headers)+1, maxAttributes))
+	}
+	w := wireMessage{attrs: attrs}
 	if textSafe(body) {
 		w.body = string(body)
 	} else {
 		w.body = base64.StdEncoding.EncodeToString(body)
 		m.Base64 = true
 	}
-	names := make([]string, 0, len(env.Headers))
-	for k := range env.Headers {
-		names = append(names, k)
+	var names []string
+	if len(env.Headers) > 0 {
+		names = make([]string, 0, len(env.Headers))
+		for k := range env.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
 	}
-	sort.Strings(names)
 	for _, k := range names {
 		v := env.Headers[k]
 		if len(w.attrs) < maxAttributes-1 && validAttrName(k) {
@@ -109,11 +116,11 @@ func toWire(env *messaging.Envelope) (wireMessage, error) {
 		}
 		m.overflow(k, v)
 	}
-	mj, err := json.Marshal(m)
+	mj, err := m.marshal()
 	if err != nil {
 		return wireMessage{}, err
 	}
-	w.attrs[AttrEnvelope] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(string(mj))}
+	w.attrs[AttrEnvelope] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(mj)}
 	w.size = len(w.body)
 	for k, a := range w.attrs {
 		w.size += len(k) + len(aws.ToString(a.DataType)) + len(aws.ToString(a.StringValue)) + len(a.BinaryValue)
@@ -128,9 +135,7 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 	var m meta
 	a, ok := msg.MessageAttributes[AttrEnvelope]
 	if ok && a.StringValue != nil {
-		if json.Unmarshal([]byte(*a.StringValue), &m) != nil {
-			m = meta{}
-		}
+		m = unmarshalMeta(*a.StringValue)
 	}
 	body := []byte(aws.ToString(msg.Body))
 	if m.Base64 {
@@ -141,19 +146,20 @@ func fromWire(msg types.Message, now time.Time) *messaging.Envelope {
 	if m.SubjectBytes != nil {
 		m.Subject = string(m.SubjectBytes)
 	}
-	env := messaging.NewEnvelopeFromImmutablePayload(m.Subject, body)
-	env.ID = m.ID
+	// Built directly rather than with a constructor, which would make an
+	// ID, a time and a header map only to have them replaced.
+	env := &messaging.Envelope{ID: m.ID, Subject: m.Subject, CreatedAt: now,
+		Headers: make(map[string]any, len(msg.MessageAttributes)+len(m.Headers)+len(m.Raw))}
+	env.SetPayload(body)
 	if env.ID == "" {
 		env.ID = aws.ToString(msg.MessageId)
 	}
-	env.CreatedAt = now
 	if m.CreatedAt != 0 {
 		env.CreatedAt = time.Unix(0, m.CreatedAt)
 	}
 	if m.ExpiresAt != 0 {
 		env.ExpiresAt = time.Unix(0, m.ExpiresAt)
 	}
-	env.Headers = make(map[string]any, len(msg.MessageAttributes)+len(m.Headers))
 	for k, v := range m.Headers {
 		env.Headers[k] = v
 	}

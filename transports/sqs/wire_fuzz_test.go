@@ -34,7 +34,7 @@ func FuzzWireRoundTrip(f *testing.F) {
 				env.SetHeader(k, v)
 			}
 		}
-		w, err := toWire(env)
+		w, err := toWire(env, nil)
 		if err != nil {
 			t.Fatalf("toWire: %v", err)
 		}

@@ -46,6 +46,7 @@ type clusterNode struct {
 	id   string
 	p    testPorts
 	cfg  string
+	env  []string // added to the test's environment; nil: the test's own
 	proc *proc
 }
 
@@ -126,6 +127,9 @@ func (n *clusterNode) start(t *testing.T, dir string) {
 	logs := &lockedBuffer{}
 	cmd := exec.Command(binPath, "run", "-c", n.cfg, "-data-dir", dir)
 	cmd.Stdout, cmd.Stderr = logs, logs
+	if n.env != nil {
+		cmd.Env = append(os.Environ(), n.env...)
+	}
 	// A test that times out panics without running its cleanups: the
 	// kernel then kills the instances with the test process.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -258,8 +262,14 @@ func (c *testCluster) active(except *clusterNode) (*clusterNode, time.Duration) 
 type sink struct {
 	mu     sync.Mutex
 	count  map[int]int
-	byNode map[string][]time.Time
+	byNode map[string][]arrival
 	total  int
+}
+
+// arrival is one message the sink got from an instance.
+type arrival struct {
+	at  time.Time
+	seq int
 }
 
 func newSink(t *testing.T, queue string) *sink {
@@ -276,7 +286,7 @@ func newSink(t *testing.T, queue string) *sink {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{count: map[int]int{}, byNode: map[string][]time.Time{}}
+	s := &sink{count: map[int]int{}, byNode: map[string][]arrival{}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -287,7 +297,7 @@ func newSink(t *testing.T, queue string) *sink {
 			_ = json.Unmarshal(d.Body, &body)
 			s.mu.Lock()
 			s.count[body.Seq]++
-			s.byNode[d.AppId] = append(s.byNode[d.AppId], time.Now())
+			s.byNode[d.AppId] = append(s.byNode[d.AppId], arrival{at: time.Now(), seq: body.Seq})
 			s.total++
 			s.mu.Unlock()
 		}
@@ -335,12 +345,38 @@ func (s *sink) sentBy(node string, from time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, at := range s.byNode[node] {
-		if at.After(from) {
+	for _, a := range s.byNode[node] {
+		if a.at.After(from) {
 			n++
 		}
 	}
 	return n
+}
+
+// sentSeqsBy returns the sequence numbers node sent after from.
+func (s *sink) sentSeqsBy(node string, from time.Time) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int
+	for _, a := range s.byNode[node] {
+		if a.at.After(from) {
+			out = append(out, a.seq)
+		}
+	}
+	return out
+}
+
+// deliveredOnce returns those of seqs the sink got exactly once.
+func (s *sink) deliveredOnce(seqs []int) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int
+	for _, q := range seqs {
+		if s.count[q] == 1 {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // load posts numbered messages to the live nodes until stopped; a message

@@ -1,0 +1,215 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestClusterMQTTExclusivePausedOwner is
+// TestClusterMQTTExclusiveFailoverOnKill with SIGSTOP instead of SIGKILL:
+// the active instance is paused until well past its lease, then resumed,
+// again and again (GOBRIDGE_CLUSTER_PAUSES, default 2, and on until every
+// MQTT message was published). Each time a standby wins the lease within
+// lease_ttl + 1s and its MQTT session takes the broker session over; the
+// woken instance steps down on its stale token and does not reconnect
+// its MQTT session (which would take the broker session back).
+//
+// What a woken instance still sends is only what its transports had in
+// hand when it froze, and none of it is settled by it: every message it
+// delivers after waking is delivered again by the new owner (an outbox
+// record whose completion the store fenced off and which the new owner
+// reclaimed; an MQTT message whose PUBACK could not travel on the broker
+// connection the new owner took over). The store's fenced-write counter,
+// the lease-check skips and the stale-token step-downs of the woken
+// instance are logged and checked.
+func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for a minute")
+	}
+	brokerUp(t, "127.0.0.1:5672")
+	brokerUp(t, "127.0.0.1:1883")
+	pauses := envInt("GOBRIDGE_CLUSTER_PAUSES", 2)
+	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", 2000)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	topic := "gobridge-cluster/" + suffix + "/telemetry"
+	orders, telemetry := "gobridge-mqps-orders-"+suffix, "gobridge-mqps-telemetry-"+suffix
+	c := &testCluster{t: t, dir: t.TempDir(), queue: orders}
+	for i := range 3 {
+		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
+		node.cfg = filepath.Join(c.dir, node.id+".yaml")
+		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry)
+		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.nodes = append(c.nodes, node)
+	}
+	for _, node := range c.nodes {
+		node.start(t, c.dir)
+	}
+	c.sink = newSink(t, orders)
+	tel := newSink(t, telemetry)
+	first, _ := c.active(nil)
+	c.checkRoles(first)
+
+	l := startLoad(c, 2)
+	pub := startMQTTPublisher(t, topic, messages, envInt("GOBRIDGE_CLUSTER_MQTT_RATE", 150), tel)
+	var takeovers []time.Duration
+	var wakes []wake
+	for k := 0; k < pauses || !pub.ended(); k++ {
+		// Pause an instance in the middle of forwarding both routes.
+		ready := func(n *clusterNode) bool {
+			recent := time.Now().Add(-time.Second)
+			return c.sink.sentBy(n.id, recent) > 0 && (pub.ended() || tel.sentBy(n.id, recent) > 0)
+		}
+		p := c.pauseActive(l, sqliteCluster, ready)
+		took := time.Since(p.stopped)
+		takeovers = append(takeovers, took)
+		if !pub.ended() {
+			eventually(t, p.next.id+" forwarding MQTT", func() bool { return tel.sentBy(p.next.id, p.stopped) > 0 }, nil)
+		}
+		w := p.resume(t, l)
+		w.mqttLate, w.httpLate = tel.sentSeqsBy(p.node.id, w.at), c.sink.sentSeqsBy(p.node.id, w.at)
+		wakes = append(wakes, w)
+		t.Logf("pause %d: %s paused, %s active after %v; after waking %s: %d MQTT and %d HTTP messages already in hand delivered, %v writes fenced off by the store, %v lease-check skips, %v stale-token step-downs (%d MQTT published, %d forwarded; %d HTTP accepted)",
+			k+1, p.node.id, p.next.id, took, p.node.id, len(w.mqttLate), len(w.httpLate), w.fenced, w.skipped, w.stale,
+			pub.sent.Load(), tel.received(), l.count())
+		c.checkRoles(p.next)
+	}
+	pub.finish()
+	if pub.err != nil {
+		t.Fatal(pub.err)
+	}
+	accepted, retried := l.finish(t)
+	c.waitDelivered(accepted)
+	seqs := make([]int, messages)
+	for i := range seqs {
+		seqs[i] = i + 1
+	}
+	(&testCluster{t: t, sink: tel}).waitDelivered(seqs)
+
+	n := len(takeovers)
+	var mqttLate, httpLate int
+	var fenced, skipped float64
+	for i, w := range wakes {
+		mqttLate, httpLate = mqttLate+len(w.mqttLate), httpLate+len(w.httpLate)
+		fenced, skipped = fenced+w.fenced, skipped+w.skipped
+		if w.stale < 1 {
+			t.Errorf("pause %d: %v stale-token step-downs on waking, want at least 1", i+1, w.stale)
+		}
+		// None of what the woken instance sent was settled by it: the new
+		// owner delivered each one again.
+		for _, s := range []struct {
+			what string
+			sink *sink
+			seqs []int
+		}{{"MQTT", tel, w.mqttLate}, {"HTTP", c.sink, w.httpLate}} {
+			if once := s.sink.deliveredOnce(s.seqs); len(once) > 0 {
+				t.Errorf("pause %d: %d %s messages delivered by the woken instance were not delivered again by the new owner (settled by a stale owner?), e.g. %v",
+					i+1, len(once), s.what, once[:min(10, len(once))])
+			}
+			if len(s.seqs) > 100 {
+				t.Errorf("pause %d: the woken instance delivered %d %s messages, more than one receive_maximum/batch (100) in hand", i+1, len(s.seqs), s.what)
+			}
+		}
+	}
+	mqttDups, httpDups := tel.duplicates(nil), c.sink.duplicates(retried)
+	t.Logf("MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d pauses; takeover median %v, max %v; after waking, the paused instances delivered %d MQTT and %d HTTP messages already in hand (each delivered again by the new owner), %v writes fenced off, %v lease-check skips",
+		messages, mqttDups, len(accepted), httpDups, n, median(takeovers), slices.Max(takeovers), mqttLate, httpLate, fenced, skipped)
+	if limit := n * 100; mqttDups > limit {
+		t.Errorf("%d MQTT duplicates, more than receive_maximum (100) per pause (%d)", mqttDups, limit)
+	}
+	if limit := n * 100; httpDups > limit {
+		t.Errorf("%d HTTP duplicates, more than one in-flight batch (100) per pause (%d)", httpDups, limit)
+	}
+}
+
+// pause is an active instance paused and the one that took over.
+type pause struct {
+	node, next *clusterNode
+	stopped    time.Time
+	st         clusterStore
+	// before are the woken-side counters read just before the pause.
+	fenced, skipped, stale float64
+}
+
+// wake is what the paused instance did after it was resumed.
+type wake struct {
+	at                     time.Time
+	fenced, skipped, stale float64 // increments over the pause
+	mqttLate, httpLate     []int   // sequence numbers it delivered after waking
+}
+
+// pauseActive SIGSTOPs the active instance once ready(it) holds, and
+// waits until another instance takes over within lease_ttl + 1s. On a
+// store whose write lock a paused process can keep (SQLite), a pause
+// that froze the instance inside a write transaction cannot be taken
+// over: the instance is resumed and paused again, up to five times.
+func (c *testCluster) pauseActive(l *load, st clusterStore, ready func(*clusterNode) bool) pause {
+	t := c.t
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		p := pause{st: st}
+		p.node, _ = c.active(nil)
+		eventually(t, "deliveries from the active instance", func() bool { return ready(p.node) }, nil)
+		p.fenced, p.skipped, p.stale = p.node.fenceCounters(t, st)
+		l.setDown(p.node, true)
+		p.stopped = time.Now()
+		if err := p.node.proc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		if p.next = c.activeWithin(p.node, clusterTTL+time.Second); p.next != nil {
+			return p
+		}
+		if !st.writeLock {
+			t.Fatalf("no instance took over within lease_ttl + 1s of pausing %s, and the %s store has no lock a paused process could hold", p.node.id, st.name)
+		}
+		t.Logf("attempt %d: %s froze holding the SQLite write lock; no takeover while it is paused", attempt, p.node.id)
+		if err := p.node.proc.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		l.setDown(p.node, false)
+		if attempt == 5 {
+			t.Fatal("every pause froze the active instance inside a write transaction")
+		}
+	}
+}
+
+// resume SIGCONTs the paused instance two seconds after its lease
+// expired, waits until it reports standby, and gives it two more seconds
+// to send whatever it still would.
+func (p pause) resume(t *testing.T, l *load) wake {
+	t.Helper()
+	time.Sleep(time.Until(p.stopped.Add(clusterTTL + 2*time.Second)))
+	w := wake{at: time.Now()}
+	if err := p.node.proc.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, p.node.id+" standby after waking", func() bool {
+		role, _ := p.node.readiness("subscribed")
+		return role == "standby"
+	}, nil)
+	l.setDown(p.node, false)
+	time.Sleep(2 * time.Second) // give a stale drainer or receiver every chance to send
+	fenced, skipped, stale := p.node.fenceCounters(t, p.st)
+	w.fenced, w.skipped, w.stale = fenced-p.fenced, skipped-p.skipped, stale-p.stale
+	return w
+}
+
+// fenceCounters reads the node's writes fenced off by the store (0 when
+// the store has no such counter), its drainer steps skipped by the lease
+// check, and its stale-token step-downs.
+func (n *clusterNode) fenceCounters(t *testing.T, st clusterStore) (fenced, skipped, stale float64) {
+	t.Helper()
+	if st.fencedMetric != "" {
+		fenced = n.metric(t, st.fencedMetric)
+	}
+	return fenced, n.metric(t, "gobridge_outbox_lease_skipped_total"),
+		n.metric(t, "gobridge_lease_step_downs_total", `reason="stale_token"`)
+}

@@ -1,0 +1,53 @@
+package servicebus
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gobridge-oss/gobridge/core/messaging"
+)
+
+// Headers that describe one hop of this bridge (route, source, route
+// override, content type that its native property cannot hold) are not
+// sent: every bridge strips them at ingress, so they would cost the
+// broker a property per message and tell no reader anything. A message
+// whose other headers all went native carries no application properties
+// section at all.
+func TestSenderLeavesOutHopHeaders(t *testing.T) {
+	tests := []struct {
+		name    string
+		headers map[string]any
+		want    map[string]any
+	}{
+		{
+			name: "runtime headers only",
+			headers: map[string]any{messaging.HeaderCorrelationID: "c", messaging.HeaderRouteID: "fwd",
+				messaging.HeaderSourceID: "in", messaging.HeaderRouteOverride: "other", messaging.HeaderContentType: "text/plain"},
+		},
+		{
+			name:    "mixed case and a content type that cannot go native",
+			headers: map[string]any{"X-Bridge.Route-Id": "fwd", messaging.HeaderContentType: "", "app": "kept"},
+			want:    map[string]any{"app": "kept"},
+		},
+		{
+			name:    "propagated bridge headers still travel",
+			headers: map[string]any{messaging.HeaderRouteID: "fwd", messaging.HeaderIdempotencyKey: "k", messaging.HeaderTenantID: "t"},
+			want:    map[string]any{messaging.HeaderIdempotencyKey: "k", messaging.HeaderTenantID: "t"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := messaging.NewEnvelope("s", []byte("x"))
+			env.Headers = tt.headers
+			m, err := toMessage(env, outbound{now: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, m.ApplicationProperties); diff != "" {
+				t.Errorf("application properties (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
