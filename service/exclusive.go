@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/cluster"
@@ -33,6 +34,19 @@ type exclusive struct {
 	sess termSession
 	// initial is the first term's receiver, built with the components.
 	initial ports.Receiver
+	// fence tells the route's runtimes whether the current term is still
+	// certainly held.
+	fence *termFence
+}
+
+// termFence is the runtime fence of an exclusive route: it holds while
+// the term the route runs in is valid, and not between terms.
+type termFence struct{ term atomic.Pointer[cluster.Term] }
+
+// held implements runtime.Options.Fence.
+func (f *termFence) held() bool {
+	t := f.term.Load()
+	return t != nil && t.Valid()
 }
 
 // connectsAfterLease reports whether rc's source may connect only on the
@@ -135,6 +149,7 @@ func (rr *routeRun) runExclusive(ctx context.Context) error {
 			recv = rr.excl.initial
 		}
 		first = false
+		rr.excl.fence.term.Store(term)
 		rr.log.Info("session lease held; the route's source connects", "version", term.Token().Version)
 		rr.setState(stateRunning, "")
 		runCtx, cancel := context.WithCancel(ctx)
@@ -157,6 +172,7 @@ func (rr *routeRun) runExclusive(ctx context.Context) error {
 		if recv != nil {
 			_ = closeValue(context.WithoutCancel(ctx), recv)
 		}
+		rr.excl.fence.term.Store(nil)
 		term.Release()
 		switch {
 		case ctx.Err() != nil:

@@ -113,6 +113,13 @@ func (b *Service) prepareRoute(rc config.Route, gen int) (*routeRun, error) {
 		return nil, fmt.Errorf("route %s: %w", rc.ID, err)
 	}
 	opts.LeaseGate = gate
+	var fence *termFence
+	if connectsAfterLease(rc) {
+		// Deliveries in hand when the lease goes (a process woken after
+		// a pause) are neither sent nor settled: the new holder gets them.
+		fence = &termFence{}
+		opts.Fence = fence.held
+	}
 	rt, err := runtime.New([]runtime.Route{r}, opts)
 	if err != nil {
 		return nil, err
@@ -122,6 +129,7 @@ func (b *Service) prepareRoute(rc config.Route, gen int) (*routeRun, error) {
 		if rr.excl, err = b.exclusiveOf(rc, r, opts, keys); err != nil {
 			return nil, err
 		}
+		rr.excl.fence = fence
 	}
 	if rr.probe, err = b.sourceProbeOf(rc, rr, r.Receiver); err != nil {
 		return nil, err
