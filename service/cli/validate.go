@@ -23,11 +23,13 @@ func (a *app) cmdValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s validate: -c FILE is required\n", a.Name)
 		return exitUsage
 	}
-	reg := a.reg
-	f, err := config.Load(*path)
-	if err == nil {
-		var warns []config.Warning
-		warns, err = service.Validate(f, reg, nil)
+	// A partial load keeps what decoded, so the rules and the plugins'
+	// checks run on it too and one run reports every problem, an unknown
+	// key beside a bad reference.
+	f, err := config.Load(*path, config.WithPartial())
+	if f != nil {
+		warns, verr := service.Validate(f, a.reg, nil)
+		err = config.JoinProblems(err, verr)
 		printWarnings(stdout, warns)
 	}
 	if err != nil {

@@ -24,6 +24,16 @@ func TestValidateCommand(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// One mistake of each round the loader used to report apart: an
+	// unknown key (decoding), a reference to nothing (the model's rules)
+	// and a plugin setting (the factory's decoding).
+	mixed := filepath.Join(dir, "mixed.yaml")
+	m := strings.Replace(string(examples.Quickstart), "max_in_flight: 256", "max_in_flight: 256\n    polcy: {}", 1)
+	m = strings.Replace(m, "receiver_id: http-in", "receiver_id: http-inn", 1)
+	m = strings.Replace(m, "replay_from: earliest", "replay_from: sometimes", 1)
+	if err := os.WriteFile(mixed, []byte(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -35,6 +45,12 @@ func TestValidateCommand(t *testing.T) {
 			`senders[0].type: unknown sender type "ssee"`,
 			"routes[0].policy.backoff.multiplier",
 			`routes[0].receiver_id`,
+		}},
+		{"an unknown key hides nothing", []string{"validate", "-c", mixed}, exitInvalid, []string{
+			"3 problem(s)",
+			"routes[0].polcy: unknown key",
+			`routes[0].receiver_id: receiver_id "http-inn" not found in receivers`,
+			"senders[0].settings: ",
 		}},
 		{"missing file flag", []string{"validate"}, exitUsage, nil},
 	}
