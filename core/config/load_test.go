@@ -97,7 +97,7 @@ http: {admin_api_key: 0123456789abcdef}
 	}
 	wantRest := []any{
 		Bridge{ID: "b", Deployment: "standalone", InstanceID: "host-1", ShutdownTimeout: 30 * time.Second},
-		&HTTP{AdminAddr: ":8080", MonitorAddr: ":8081", AdminAPIKey: "0123456789abcdef"},
+		&HTTP{AdminAddr: ":9080", MonitorAddr: ":9081", AdminAPIKey: "0123456789abcdef"},
 		Telemetry{LogLevel: "info", LogFormat: "text", Metrics: ptr(true)},
 	}
 	if diff := cmp.Diff(wantRest, []any{f.Bridge, f.HTTP, f.Telemetry}); diff != "" {

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/examples"
+	"github.com/gobridge-oss/gobridge/transports/httpsse"
 )
 
 func TestValidateCommand(t *testing.T) {
@@ -95,5 +98,32 @@ func TestVersionListsBundledModules(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("version output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestDefaultListenersDoNotCollide: a file that leaves every address at
+// its default (admin and monitor API, HTTP ingress, SSE egress) starts,
+// instead of failing on a port two listeners want.
+func TestDefaultListenersDoNotCollide(t *testing.T) {
+	f, err := config.Parse([]byte("bridge: {id: b}\nhttp: {admin_api_key: 0123456789abcdef}\n"), config.WithEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := map[string]string{
+		"http.admin_addr":   f.HTTP.AdminAddr,
+		"http.monitor_addr": f.HTTP.MonitorAddr,
+		"http listen":       httpsse.ReceiverConfig{}.WithDefaults().Listen,
+		"sse listen":        httpsse.SSEConfig{}.WithDefaults().Listen,
+	}
+	byPort := map[string]string{}
+	for _, name := range []string{"http.admin_addr", "http.monitor_addr", "http listen", "sse listen"} {
+		_, port, err := net.SplitHostPort(addrs[name])
+		if err != nil {
+			t.Fatalf("%s %q: %v", name, addrs[name], err)
+		}
+		if other, dup := byPort[port]; dup {
+			t.Errorf("%s and %s both default to port %s", other, name, port)
+		}
+		byPort[port] = name
 	}
 }
