@@ -34,6 +34,8 @@ type options struct {
 	resolved []string
 	// partial returns the File beside decoding problems (WithPartial).
 	partial bool
+	// warns collects the risks seen while loading, for File.loadWarnings.
+	warns []Warning
 }
 
 func buildOptions(opts []Option) *options {
@@ -146,6 +148,7 @@ func parse(data []byte, o *options) (f *File, err error) {
 		return nil, err
 	}
 	f.secretValues = o.resolved
+	f.loadWarnings = o.warns
 	if !o.noDefault {
 		f.applyDefaults(o)
 	}

@@ -59,6 +59,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 			v.probs.list = append(v.probs.list, c(f)...)
 		}
 	}
+	v.warns = append(v.warns, f.loadWarnings...)
 	sortWarnings(v.warns)
 	scrubProblems(f.secretValues, v.probs.list)
 	for i := range v.warns {

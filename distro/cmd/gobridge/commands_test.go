@@ -37,6 +37,15 @@ func TestValidateCommand(t *testing.T) {
 	if err := os.WriteFile(mixed, []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A secret written the shell's way, which the loader would keep as
+	// the public text ${INGRESS_KEY}.
+	shell := filepath.Join(dir, "shell.yaml")
+	sh := strings.Replace(string(examples.Quickstart), "forward_headers: [x-test]",
+		`forward_headers: [x-test]
+      bearer_keys: ["${INGRESS_KEY}"]`, 1)
+	if err := os.WriteFile(shell, []byte(sh), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -54,6 +63,10 @@ func TestValidateCommand(t *testing.T) {
 			"routes[0].polcy: unknown key",
 			`routes[0].receiver_id: receiver_id "http-inn" not found in receivers`,
 			"senders[0].settings: ",
+		}},
+		{"a shell-style reference", []string{"validate", "-c", shell}, exitInvalid, []string{
+			"receivers[0].settings.bearer_keys[0]: ${INGRESS_KEY} is not a reference the loader resolves",
+			"write ${env:INGRESS_KEY}",
 		}},
 		{"missing file flag", []string{"validate"}, exitUsage, nil},
 	}

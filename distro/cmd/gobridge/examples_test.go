@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,50 @@ func TestExamplesAreValid(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestDocsWriteSupportedReferences: every ${...} in a YAML block of the
+// project's Markdown is one the loader resolves (${env:NAME} or
+// ${file:PATH}); a copied ${INGRESS_KEY} would otherwise be refused, or,
+// before the loader refused it, become a public bearer key.
+func TestDocsWriteSupportedReferences(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	ref := regexp.MustCompile(`\$?\$\{([^}]*)\}`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "data") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		inYAML := false
+		for n, line := range strings.Split(string(b), "\n") {
+			if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "```") {
+				inYAML = !inYAML && strings.HasPrefix(trimmed, "```yaml")
+				continue
+			}
+			if !inYAML {
+				continue
+			}
+			for _, m := range ref.FindAllStringSubmatch(line, -1) {
+				if strings.HasPrefix(m[0], "$$") || strings.HasPrefix(m[1], "env:") || strings.HasPrefix(m[1], "file:") {
+					continue
+				}
+				t.Errorf("%s:%d: %s is not a reference the loader resolves; write ${env:%s}", path, n+1, m[0], m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
