@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,7 +29,8 @@ const readEvents = `[...document.querySelectorAll('#events li.event')].reverse()
 // ports), headless Chromium opens the SSE sender's demo page, whose
 // EventSource subscribes to the orders channel from the page's own origin,
 // and a message posted to the ingress shows up in the page, filtered and
-// reshaped; the message the quickstart filters out does not.
+// reshaped; the message the quickstart filters out does not. A page of
+// another origin is still refused: the demo page needs no allow_origins.
 func TestQuickstartDemoPageInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		itest.Unavailable(t, "%s is missing; run scripts/ensure-chromium.sh", chromiumPath)
@@ -84,5 +86,26 @@ func TestQuickstartDemoPageInChromium(t *testing.T) {
 	want := [][]string{{"#1", "orders.created", `{"order_id":7,"total":19.9}`}}
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("events the page shows (-want +got):\n%s", diff)
+	}
+
+	// The page did not need the stream opened to other sites: a page of
+	// another origin (another port) is still refused.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><body><script>
+const es = new EventSource('http://127.0.0.1:%d/events/orders');
+es.onopen = () => { document.body.dataset.state = 'open'; };
+es.onerror = () => { document.body.dataset.state = es.readyState === EventSource.CLOSED ? 'refused' : 'retrying'; };
+</script>`, p.sse)
+	}))
+	defer other.Close()
+	octx, ocancel := context.WithTimeout(browser, 15*time.Second)
+	defer ocancel()
+	if err := chromedp.Do(octx, chromedp.Navigate(other.URL), chromedp.WaitReady(chromedp.CSS(`body[data-state]`))); err != nil {
+		fail("open a page of another origin", err)
+	}
+	state, err := chromedp.Run(octx, chromedp.Evaluate[string](`document.body.dataset.state`))
+	if err != nil || state != "refused" {
+		t.Errorf("a page of another origin subscribing: state %q (%v), want refused", state, err)
 	}
 }
