@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -77,8 +78,16 @@ func follow(in io.Reader, out io.Writer, module string) *record {
 		case e.Test == "" && e.Action == "skip":
 			fmt.Fprintf(out, "?   \t%s\t[no test files]\n", e.Package)
 		case e.Test == "" && e.Action == "fail":
-			// The package's own output: a panic outside a test, a
-			// timeout, a build failure's summary line.
+			// Tests that never ended (a panic or the timeout killed the
+			// binary mid-test), then the package's own output.
+			for _, k := range sortedKeys(testOut) {
+				if pkg, _, _ := strings.Cut(k, "\x00"); pkg == e.Package {
+					for _, l := range testOut[k] {
+						fmt.Fprint(out, l)
+					}
+					delete(testOut, k)
+				}
+			}
 			for _, l := range pkgOut[e.Package] {
 				fmt.Fprint(out, l)
 			}
@@ -112,6 +121,15 @@ func skipReason(lines []string) string {
 		return l
 	}
 	return ""
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func skipNote(n int) string {

@@ -60,6 +60,26 @@ func TestFollow(t *testing.T) {
 	}
 }
 
+// TestFollowTimeout: a binary killed mid-test (timeout, panic) ends its
+// package with fail and the running test without one; its output shows.
+func TestFollowTimeout(t *testing.T) {
+	in := `{"Action":"run","Package":"m/t","Test":"TestHang"}
+{"Action":"output","Package":"m/t","Test":"TestHang","Output":"=== RUN   TestHang\n"}
+{"Action":"output","Package":"m/t","Test":"TestHang","Output":"    hang_test.go:5: waiting for the broker\n"}
+{"Action":"output","Package":"m/t","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"fail","Package":"m/t","Elapsed":600}
+`
+	var out bytes.Buffer
+	rec := follow(strings.NewReader(in), &out, "m")
+	want := "=== RUN   TestHang\n    hang_test.go:5: waiting for the broker\npanic: test timed out after 10m0s\nFAIL\tm/t\t600.000s\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if !rec.Failed() {
+		t.Error("the module is not failed")
+	}
+}
+
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
