@@ -39,7 +39,9 @@ func (c SenderConfig) WithDefaults() SenderConfig {
 }
 
 // batchWindow is BatchWindow, its default when unset.
-func (c SenderConfig) batchWindow() time.Duration { return *durationOr(c.BatchWindow, DefaultBatchWindow) }
+func (c SenderConfig) batchWindow() time.Duration {
+	return *durationOr(c.BatchWindow, DefaultBatchWindow)
+}
 
 // Validate reports every problem of c, each naming its field.
 func (c SenderConfig) Validate() error {
