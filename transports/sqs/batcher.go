@@ -38,8 +38,8 @@ type batch[T any] struct {
 // grows its goroutine's stack to tens of KiB, and a goroutine that keeps
 // making such calls keeps that stack (withStackReserve) instead of
 // growing a fresh one for each. A flusher ends after flusherIdle without
-// work, or at close; a closed batcher flushes on the caller (or timer) goroutine instead, so
-// a request never waits for a flusher that is gone.
+// work, or at close; a closed batcher flushes on the caller (or timer)
+// goroutine instead, so a request never waits for a flusher that is gone.
 type batcher[T any] struct {
 	window time.Duration
 	// flush carries out items and records each one's outcome in errs.
