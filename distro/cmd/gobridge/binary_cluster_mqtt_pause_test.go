@@ -62,6 +62,7 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 	pub := startMQTTPublisher(t, topic, messages, envInt("GOBRIDGE_CLUSTER_MQTT_RATE", 150), tel)
 	var takeovers []time.Duration
 	var wakes []wake
+	stops := 0 // pauses, those that froze an instance in a SQLite write included
 	for k := 0; k < pauses || !pub.ended(); k++ {
 		// Pause an instance in the middle of forwarding both routes.
 		ready := func(n *clusterNode) bool {
@@ -69,6 +70,7 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 			return c.sink.sentBy(n.id, recent) > 0 && (pub.ended() || tel.sentBy(n.id, recent) > 0)
 		}
 		p := c.pauseActive(l, sqliteCluster, ready)
+		stops += p.attempts
 		took := time.Since(p.stopped)
 		takeovers = append(takeovers, took)
 		if !pub.ended() {
@@ -120,12 +122,15 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 		}
 	}
 	mqttDups, httpDups := tel.duplicates(nil), c.sink.duplicates(retried)
-	t.Logf("MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d pauses; takeover median %v, max %v; after waking, the paused instances delivered %d MQTT and %d HTTP messages already in hand (each delivered again by the new owner), %v writes fenced off, %v lease-check skips",
-		messages, mqttDups, len(accepted), httpDups, n, median(takeovers), slices.Max(takeovers), mqttLate, httpLate, fenced, skipped)
-	if limit := n * 100; mqttDups > limit {
+	t.Logf("MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d pauses (%d more froze an instance in a SQLite write); takeover median %v, max %v; after waking, the paused instances delivered %d MQTT and %d HTTP messages already in hand (each delivered again by the new owner), %v writes fenced off, %v lease-check skips",
+		messages, mqttDups, len(accepted), httpDups, n, stops-n, median(takeovers), slices.Max(takeovers), mqttLate, httpLate, fenced, skipped)
+	// A pause that froze an instance in a SQLite write is resumed after
+	// more than lease_ttl, so the instance may lose its term on waking:
+	// it can cost a handover too.
+	if limit := stops * 100; mqttDups > limit {
 		t.Errorf("%d MQTT duplicates, more than receive_maximum (100) per pause (%d)", mqttDups, limit)
 	}
-	if limit := n * 100; httpDups > limit {
+	if limit := stops * 100; httpDups > limit {
 		t.Errorf("%d HTTP duplicates, more than one in-flight batch (100) per pause (%d)", httpDups, limit)
 	}
 }
@@ -135,7 +140,8 @@ type pause struct {
 	node, next *clusterNode
 	stopped    time.Time
 	st         clusterStore
-	// before are the woken-side counters read just before the pause.
+	attempts   int // pauses it took, those without a takeover included
+	// The paused instance's fenceCounters, read just before the pause.
 	fenced, skipped, stale float64
 }
 
@@ -155,7 +161,7 @@ func (c *testCluster) pauseActive(l *load, st clusterStore, ready func(*clusterN
 	t := c.t
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		p := pause{st: st}
+		p := pause{st: st, attempts: attempt}
 		p.node, _ = c.active(nil)
 		eventually(t, "deliveries from the active instance", func() bool { return ready(p.node) }, nil)
 		p.fenced, p.skipped, p.stale = p.node.fenceCounters(t, st)
