@@ -10,21 +10,32 @@ BENCHTIME ?= 1s
 BENCHCPU  ?= 1
 # -race needs cgo; keep it on everywhere tests run.
 export CGO_ENABLED := 1
+# make run builds the binary here (ignored by git) and passes RUN_ARGS,
+# e.g. RUN_ARGS='-c examples/mqtt-to-sse.yaml'.
+RUN_BIN   ?= bin/gobridge
+RUN_ARGS  ?=
 
 .PHONY: all build run test test-unit it-setup lint bench bench-e2e fuzz tidy clean
 
 all: lint build test
 
-## build: compile every module, in the workspace and standalone
+## build: compile every module, in the workspace and standalone. -o
+## /dev/null: a module that is one main package (tools/dynamoemu) would
+## otherwise leave its binary in the tree.
 build:
 	@set -e; for m in $(MODULES); do \
 		echo "== build $$m"; \
-		(cd $$m && $(GO) build ./... && GOWORK=off $(GO) build ./...); \
+		(cd $$m && $(GO) build -o /dev/null ./... && GOWORK=off $(GO) build -o /dev/null ./...); \
 	done
 
-## run: start the bridge on its embedded default (no external broker)
+## run: start the bridge on its embedded default (no external broker).
+## In a terminal the bridge runs as its own foreground job (bash -m), so
+## Ctrl-C reaches it alone: it drains and stops, and make exits with its
+## status (0) instead of dying of the signal with an error line.
 run:
-	$(GO) run ./distro/cmd/gobridge run
+	@mkdir -p $(dir $(RUN_BIN)) && cd distro && $(GO) build -o $(abspath $(RUN_BIN)) ./cmd/gobridge
+	@if [ -t 0 ]; then exec bash -mc '"$$0" run "$$@"; exit $$?' $(RUN_BIN) $(RUN_ARGS); \
+	 else exec $(RUN_BIN) run $(RUN_ARGS); fi
 
 ## test: lint, machine set-up for the integration suites, then every
 ## module's tests with the race detector, standalone
@@ -34,12 +45,23 @@ test: lint it-setup test-unit
 it-setup:
 	@scripts/it-setup.sh
 
+## test-unit: every module's tests, then a summary: each module's result,
+## the passed, skipped and failed counts, and the skipped tests with their
+## reasons (tools/cmd/testsummary reads go test -json). Every module runs
+## even after one failed; the target fails if any did.
 test-unit:
-	@set -e; for m in $(MODULES); do \
+	@sum=$$(mktemp -d) && trap 'rm -rf "$$sum"' EXIT && \
+	(cd tools && $(GO) build -o "$$sum/testsummary" ./cmd/testsummary) && \
+	mkdir "$$sum/records" && rc=0 && \
+	for m in $(MODULES); do \
 		echo "== test $$m"; \
-		(cd $$m && GOWORK=off $(GO) test -race -count=1 -timeout 10m ./... && \
-		 { out=$$(GOWORK=off $(GO) test -count=1 -run 'NotAllocate' ./... 2>&1) || { echo "$$out"; exit 1; }; }); \
-	done
+		(cd $$m && { GOWORK=off $(GO) test -race -count=1 -timeout 10m -json ./... 2>&1; echo "testsummary: exit $$?"; }) | \
+			"$$sum/testsummary" -module $$m -record "$$sum/records" || rc=1; \
+		out=$$(cd $$m && GOWORK=off $(GO) test -count=1 -run 'NotAllocate' ./... 2>&1) || \
+			{ echo "$$out"; "$$sum/testsummary" -module $$m -record "$$sum/records" -fail "allocation pass"; rc=1; }; \
+	done; \
+	"$$sum/testsummary" -report "$$sum/records" || rc=1; \
+	exit $$rc
 
 ## lint: gofmt, go vet and the doc check over every module; any finding fails
 lint:

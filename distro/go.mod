@@ -4,12 +4,14 @@ go 1.26.0
 
 require (
 	github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus v1.11.0
+	github.com/chromedp/chromedp v0.23.1
 	github.com/gobridge-oss/gobridge/core v0.0.0
 	github.com/gobridge-oss/gobridge/examples v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/processors/circuitbreaker v0.0.0
 	github.com/gobridge-oss/gobridge/processors/filter v0.0.0
 	github.com/gobridge-oss/gobridge/processors/tenant v0.0.0
 	github.com/gobridge-oss/gobridge/processors/transform v0.0.0
+	github.com/gobridge-oss/gobridge/service v0.0.0
 	github.com/gobridge-oss/gobridge/stores/dynamodb v0.0.0
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
@@ -20,7 +22,6 @@ require (
 	github.com/gobridge-oss/gobridge/transports/servicebus v0.0.0
 	github.com/gobridge-oss/gobridge/transports/sqs v0.0.0
 	github.com/google/go-cmp v0.7.0
-	github.com/prometheus/client_golang v1.25.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 )
 
@@ -49,7 +50,9 @@ require (
 	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/eclipse/paho.golang v0.23.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -65,6 +68,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -84,6 +88,7 @@ replace (
 	github.com/gobridge-oss/gobridge/processors/filter => ../processors/filter
 	github.com/gobridge-oss/gobridge/processors/tenant => ../processors/tenant
 	github.com/gobridge-oss/gobridge/processors/transform => ../processors/transform
+	github.com/gobridge-oss/gobridge/service => ../service
 	github.com/gobridge-oss/gobridge/stores/dynamodb => ../stores/dynamodb
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite

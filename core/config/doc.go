@@ -38,12 +38,14 @@
 //
 // A string value may hold ${env:NAME} (the variable NAME) or ${file:/path}
 // (the file's contents without one trailing newline), alone or inside
-// other text; "$${" is a literal "${". References are resolved at load,
-// including inside settings and in override values. A missing variable or
-// unreadable file is a Problem naming the path and the reference, never a
-// value. Values from references are never printed in problems or warnings
-// (File.Scrub hides them in any other message) and are replaced by
-// "<redacted>" in Redacted.
+// other text; "$${" is a literal "${". Any other "${...}" (a shell's
+// ${NAME}) is a Problem that names the supported form, since it would be
+// kept as written; a whole value like $NAME is a Warning. References are
+// resolved at load, including inside settings and in override values. A
+// missing variable or unreadable file is a Problem naming the path and the
+// reference, never a value. Values from references are never printed in
+// problems or warnings (File.Scrub hides them in any other message) and
+// are replaced by "<redacted>" in Redacted.
 //
 // A document that did not come from the operator's own file, such as one
 // posted to the admin API, is parsed with WithAllowedRefs: a reference it

@@ -32,6 +32,10 @@ type options struct {
 	allowedRefs  map[string]bool
 	// resolved collects the values references resolved to, for Scrub.
 	resolved []string
+	// partial returns the File beside decoding problems (WithPartial).
+	partial bool
+	// warns collects the risks seen while loading, for File.loadWarnings.
+	warns []Warning
 }
 
 func buildOptions(opts []Option) *options {
@@ -92,6 +96,17 @@ func WithoutDefaults() Option {
 	return func(o *options) { o.noDefault = true }
 }
 
+// WithPartial makes Load and Parse return, beside the Problems of a
+// document that does not decode, the File as far as it decoded, with its
+// defaults: a value that did not decode is left at its zero value and an
+// unknown key is skipped. A validate command runs Validate on it and
+// reports both rounds at once with JoinProblems, so that an unknown key
+// does not hide a bad reference. The File is nil when the document is not
+// YAML or cannot be read. Never build a bridge from a partial File.
+func WithPartial() Option {
+	return func(o *options) { o.partial = true }
+}
+
 // Load reads the YAML file at path and returns it decoded, with environment
 // overrides and secrets applied and defaults filled in. Every decoding
 // problem is reported at once, as Problems. Load does not run Validate.
@@ -128,14 +143,16 @@ func parse(data []byte, o *options) (f *File, err error) {
 	d := &decoder{probs: probs, secrets: f.secrets}
 	d.structure("", root, reflect.ValueOf(f).Elem())
 	scrubProblems(o.resolved, probs.list)
-	if err := probs.err(); err != nil {
+	err = probs.err()
+	if err != nil && !o.partial {
 		return nil, err
 	}
 	f.secretValues = o.resolved
+	f.loadWarnings = o.warns
 	if !o.noDefault {
 		f.applyDefaults(o)
 	}
-	return f, nil
+	return f, err
 }
 
 // yamlMessage shortens a YAML parser error.

@@ -97,7 +97,7 @@ http: {admin_api_key: 0123456789abcdef}
 	}
 	wantRest := []any{
 		Bridge{ID: "b", Deployment: "standalone", InstanceID: "host-1", ShutdownTimeout: 30 * time.Second},
-		&HTTP{AdminAddr: ":8080", MonitorAddr: ":8081", AdminAPIKey: "0123456789abcdef"},
+		&HTTP{AdminAddr: ":9080", MonitorAddr: ":9081", AdminAPIKey: "0123456789abcdef"},
 		Telemetry{LogLevel: "info", LogFormat: "text", Metrics: ptr(true)},
 	}
 	if diff := cmp.Diff(wantRest, []any{f.Bridge, f.HTTP, f.Telemetry}); diff != "" {
@@ -355,7 +355,6 @@ func TestWarnings(t *testing.T) {
 		{"routes[1].policy", "no DLQ store: expired, failed and filtered messages are dropped and only counted"},
 		{"routes[1].resolver.header_map", `header_key and header_map are ignored by resolver type "all"`},
 		{"routes[1].resolver.rules", `rules are ignored by resolver type "all"`},
-		{"stores.outbox.type", "a memory outbox lives only as long as the process: at stop the bridge delivers what it can within bridge.shutdown_timeout and the rest is lost; use sqlite to keep it"},
 		{"http.admin_addr", `listens on ":9090" without TLS: API keys travel in clear text unless a proxy terminates TLS`},
 	}
 	if diff := cmp.Diff(want, warns); diff != "" {
@@ -372,23 +371,5 @@ func TestProblemsErrorForms(t *testing.T) {
 	}
 	if got, want := err.Error(), "bridge.x: unknown key"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
-	}
-}
-
-func TestClusteredStoreWarning(t *testing.T) {
-	f := base(t)
-	f.Bridge.Deployment, f.Bridge.InstanceID = DeploymentClustered, "node-a"
-	f.Stores = Stores{Lease: &Store{Type: "sqlite"}}
-	f.Routes[0].Policy.OnExpired, f.Routes[0].Policy.OnPermanentFailure = ActionDrop, ActionDrop
-	warns, err := f.ValidateWith(preview)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Warning{
-		{"routes[0].policy", "no DLQ store: expired, failed and filtered messages are dropped and only counted"},
-		{"stores.lease.type", "a sqlite store is shared only by the processes of one host (with shared: true); instances on other hosts cannot use it"},
-	}
-	if diff := cmp.Diff(want, warns); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

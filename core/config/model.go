@@ -33,6 +33,9 @@ type File struct {
 	// secretValues are the values those references resolved to, which
 	// Scrub hides in messages.
 	secretValues []string
+	// loadWarnings are the risks seen while loading (a value that looks
+	// like an unexpanded variable), which Validate reports.
+	loadWarnings []Warning
 }
 
 // Deployment shapes accepted in Bridge.Deployment.

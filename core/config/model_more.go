@@ -156,19 +156,20 @@ type Store struct {
 	Settings map[string]any `yaml:"settings"`
 }
 
-// HTTP defaults.
+// HTTP defaults. They stay clear of the HTTP ingress (:8080) and SSE
+// egress (:8081) defaults, so a file that sets no address still starts.
 const (
-	DefaultAdminAddr   = ":8080"
-	DefaultMonitorAddr = ":8081"
+	DefaultAdminAddr   = ":9080"
+	DefaultMonitorAddr = ":9081"
 	// MinAPIKeyLength is the shortest accepted API key.
 	MinAPIKeyLength = 16
 )
 
 // HTTP configures the admin and monitor listeners.
 type HTTP struct {
-	// AdminAddr is the admin listen address (:8080).
+	// AdminAddr is the admin listen address (DefaultAdminAddr, :9080).
 	AdminAddr string `yaml:"admin_addr"`
-	// MonitorAddr is the monitor listen address (:8081).
+	// MonitorAddr is the monitor listen address (DefaultMonitorAddr, :9081).
 	MonitorAddr string `yaml:"monitor_addr"`
 	// AdminAPIKey is required, at least 16 characters. A reload applies a
 	// changed key at once.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -142,4 +143,44 @@ func join(base, key string) string {
 // index builds a list element path: index("routes", 2) is "routes[2]".
 func index(base string, i int) string {
 	return fmt.Sprintf("%s[%d]", base, i)
+}
+
+// JoinProblems merges the Problems of successive rounds over one document,
+// such as a partial Parse (WithPartial) and then Validate, into one sorted
+// *Problems, or nil when there are none. A later round's problem at a path
+// an earlier round already reports, or below it, is dropped: it only
+// repeats that the value did not decode. An error that is not Problems
+// (a file that cannot be read) is returned as it is.
+func JoinProblems(errs ...error) error {
+	var all, earlier []Problem
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var ps Problems
+		if !errors.As(err, &ps) {
+			return err
+		}
+		for _, p := range ps {
+			if !coveredBy(p.Path, earlier) {
+				all = append(all, p)
+			}
+		}
+		earlier = slices.Clone(all)
+	}
+	c := problems{list: all}
+	return c.err()
+}
+
+// coveredBy reports whether path is, or lies below, the path of one of ps.
+func coveredBy(path string, ps []Problem) bool {
+	for _, p := range ps {
+		if p.Path == "" || !strings.HasPrefix(path, p.Path) {
+			continue
+		}
+		if rest := path[len(p.Path):]; rest == "" || rest[0] == '.' || rest[0] == '[' {
+			return true
+		}
+	}
+	return false
 }

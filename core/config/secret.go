@@ -19,8 +19,8 @@ func secretPattern() *regexp.Regexp {
 func resolveSecrets(node any, path string, o *options, probs *problems) any {
 	switch x := node.(type) {
 	case map[string]any:
-		for k, v := range x {
-			x[k] = resolveSecrets(v, join(path, k), o, probs)
+		for _, k := range sortedKeys(x) { // problems in a stable order
+			x[k] = resolveSecrets(x[k], join(path, k), o, probs)
 		}
 		return x
 	case []any:
@@ -29,11 +29,13 @@ func resolveSecrets(node any, path string, o *options, probs *problems) any {
 		}
 		return x
 	case string:
+		checkForms(x, path, "", o, probs)
 		if s, ok := resolveString(x, path, o, probs); ok {
 			return text{raw: s, secret: true}
 		}
 		return strings.ReplaceAll(x, "$${", "${")
 	case text:
+		checkForms(x.raw, path, x.env, o, probs)
 		if s, ok := resolveString(x.raw, path, o, probs); ok {
 			return text{raw: s, secret: true, env: x.env}
 		}

@@ -48,7 +48,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 	v.stores()
 	v.http()
 	v.telemetry()
-	v.clusteredMQTT()
+	v.clustered()
 	v.rollout()
 	v.sessionsAgree()
 	if !o.clusterPreview {
@@ -59,6 +59,7 @@ func (f *File) ValidateWith(o ValidateOptions, checks ...Check) ([]Warning, erro
 			v.probs.list = append(v.probs.list, c(f)...)
 		}
 	}
+	v.warns = append(v.warns, f.loadWarnings...)
 	sortWarnings(v.warns)
 	scrubProblems(f.secretValues, v.probs.list)
 	for i := range v.warns {
@@ -225,11 +226,5 @@ func (v *validator) stores() {
 		if st.store != nil && st.store.Type == "" {
 			v.addf(join(join("stores", st.key), "type"), "type is required")
 		}
-	}
-	if s.Outbox != nil && s.Outbox.Type == "memory" {
-		v.warnf("stores.outbox.type", "a memory outbox lives only as long as the process: at stop the bridge delivers what it can within bridge.shutdown_timeout and the rest is lost; use sqlite to keep it")
-	}
-	if s.DLQ != nil && s.DLQ.Type == "memory" {
-		v.warnf("stores.dlq.type", "a memory DLQ lives only as long as the process: every dead letter is lost at stop; use sqlite to keep them")
 	}
 }

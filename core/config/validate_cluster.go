@@ -2,75 +2,21 @@ package config
 
 import (
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
-// clusteredMQTT applies the clustered-deployment rule for MQTT receivers:
-// every instance of a cluster runs every route, so an MQTT subscription is
-// consumed by all of them unless it is a shared subscription ($share/...)
-// or its routes hold an exclusive session (a route session block). The
-// topics are read from the receiver's settings.subscriptions[].topic.
-func (v *validator) clusteredMQTT() {
+// clustered applies the rules of a clustered deployment that need no
+// plugin knowledge. A transport's own rules (MQTT's $share/ subscriptions)
+// are its receiver factory's admission check.
+func (v *validator) clustered() {
 	if v.f.Bridge.Deployment != DeploymentClustered {
 		return
 	}
-	v.clusteredStores()
 	v.clusteredDraining()
 	v.clusteredInstance(os.Hostname)
 	v.clusteredClaims()
-	// A route whose session block connects its source after the lease
-	// (the default) makes the receiver exclusive: only the holder
-	// subscribes. With connect_after_lease: false every instance runs it.
-	exclusive := map[string]bool{}
-	for _, r := range v.f.Routes {
-		if s := r.Session; s != nil && (s.ConnectAfterLease == nil || *s.ConnectAfterLease) {
-			exclusive[r.ReceiverID] = true
-		}
-	}
-	for i, rc := range v.f.Receivers {
-		if rc.Type != "mqtt" {
-			continue
-		}
-		subs, _ := rc.Settings["subscriptions"].([]any)
-		for j, s := range subs {
-			m, _ := s.(map[string]any)
-			topic, _ := m["topic"].(string)
-			path := join(index(join(join(index("receivers", i), "settings"), "subscriptions"), j), "topic")
-			shared := strings.HasPrefix(topic, "$share/")
-			switch {
-			case topic == "":
-			case exclusive[rc.ID] && shared:
-				v.addf(path, "a $share/ subscription is a shared source, run on every instance: set connect_after_lease: false on its route's session")
-			case !exclusive[rc.ID] && !shared:
-				v.addf(path, "requires $share/ topic prefix or exclusive session")
-			}
-		}
-	}
-}
-
-// clusteredStores warns about store types that a cluster's instances cannot
-// all share: a memory store lives in one process, a SQLite file on one
-// host.
-func (v *validator) clusteredStores() {
-	s := v.f.Stores
-	for _, st := range []struct {
-		key   string
-		store *Store
-	}{{"outbox", s.Outbox}, {"dlq", s.DLQ}, {"lease", s.Lease}, {"managed_subscriptions", s.ManagedSubscriptions}} {
-		if st.store == nil {
-			continue
-		}
-		path := join(join("stores", st.key), "type")
-		switch st.store.Type {
-		case "memory":
-			v.warnf(path, "a memory store is local to one process; the instances of a clustered deployment do not share it")
-		case "sqlite":
-			v.warnf(path, "a sqlite store is shared only by the processes of one host (with shared: true); instances on other hosts cannot use it")
-		}
-	}
 }
 
 // clusteredDraining requires what leased draining needs: every instance

@@ -68,13 +68,13 @@ func TestValidateBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The base keeps its outbox and DLQ in memory, which is valid but
-	// loses them at stop: each gets a warning.
+	// Core knows no store type: the warnings about a store that loses its
+	// data at stop come from the service, by the factory's locality.
 	var got []string
 	for _, w := range warns {
 		got = append(got, w.Path)
 	}
-	if diff := cmp.Diff([]string{"stores.outbox.type", "stores.dlq.type"}, got); diff != "" {
+	if diff := cmp.Diff([]string(nil), got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
@@ -230,20 +230,6 @@ func TestValidateRules(t *testing.T) {
 		}, Problem{"routes[0].session.failover_slo", "a broker outage can take broker_health_step_down (1m0s) + step_down_grace (15s) + acquire_poll_interval (4.791s) + startup_allowance (0s) = 1m19.791s, more than failover_slo 1m0s: lower broker_health_step_down, step_down_grace or acquire_poll_interval, or raise failover_slo"}},
 		{"broker step down", func(f *File) { withSession(f, func(s *RouteSession) { s.BrokerHealthStepDown = &OffDuration{} }) }, Problem{"routes[0].session.broker_health_step_down", "must be positive or off, got 0s"}},
 		{"startup allowance", func(f *File) { withSession(f, func(s *RouteSession) { s.StartupAllowance = time.Hour }) }, Problem{"routes[0].session.startup_allowance", "must be at most 10m0s, got 1h0m0s"}},
-		{"clustered mqtt", func(f *File) {
-			f.Bridge.Deployment = DeploymentClustered
-			f.Receivers[0] = Component{ID: "in", Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "a/#"}}}}
-		}, Problem{"receivers[0].settings.subscriptions[0].topic", "requires $share/ topic prefix or exclusive session"}},
-		{"clustered mqtt session not exclusive", func(f *File) {
-			f.Bridge.Deployment = DeploymentClustered
-			f.Receivers[0] = Component{ID: f.Routes[0].ReceiverID, Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "a/#"}}}}
-			withSession(f, func(s *RouteSession) { s.ConnectAfterLease = ptr(false) })
-		}, Problem{"receivers[0].settings.subscriptions[0].topic", "requires $share/ topic prefix or exclusive session"}},
-		{"clustered mqtt shared subscription on an exclusive session", func(f *File) {
-			f.Bridge.Deployment = DeploymentClustered
-			f.Receivers[0] = Component{ID: f.Routes[0].ReceiverID, Type: "mqtt", Settings: map[string]any{"subscriptions": []any{map[string]any{"topic": "$share/g/a/#"}}}}
-			withSession(f, func(s *RouteSession) {})
-		}, Problem{"receivers[0].settings.subscriptions[0].topic", "a $share/ subscription is a shared source, run on every instance: set connect_after_lease: false on its route's session"}},
 		{"store type", func(f *File) { f.Stores.Outbox.Type = "" }, Problem{"stores.outbox.type", "type is required"}},
 		{"api key required", func(f *File) { f.HTTP.AdminAPIKey = "" }, Problem{"http.admin_api_key", "admin_api_key is required"}},
 		{"api key short", func(f *File) { f.HTTP.AdminAPIKey = "short" }, Problem{"http.admin_api_key", "must be at least 16 characters, got 5"}},

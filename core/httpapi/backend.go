@@ -78,6 +78,10 @@ type RouteStatus struct {
 	// it, RoleActive while this instance holds one of its leases,
 	// RoleStandby otherwise. Empty when the backend does not know.
 	Role string `json:"role,omitempty"`
+	// Generation is the configuration generation whose load or reload
+	// built the route's current runtime: a reload that leaves the route
+	// alone keeps it, one that restarts the route raises it.
+	Generation int `json:"generation,omitempty"`
 }
 
 // Readiness levels, in increasing order.

@@ -164,7 +164,26 @@ type RouteFacts struct {
 	HasDLQ bool
 	// AllowRetryDrop is the route's policy.allow_retry_drop.
 	AllowRetryDrop bool
+	// Clustered is true when the bridge's deployment is clustered: every
+	// instance runs every route that does not wait for a lease.
+	Clustered bool
+	// Exclusive is true when the route's session block connects its
+	// source only on the lease holder (connect_after_lease, the default
+	// of a session block).
+	Exclusive bool
 }
+
+// SettingProblem is an admission error about one receiver setting: Path
+// is relative to the receiver's settings block (e.g.
+// "subscriptions[0].topic"), so that validation reports it where the user
+// wrote the value. Admit may return several, joined with errors.Join.
+type SettingProblem struct {
+	Path    string
+	Message string
+}
+
+// Error implements error.
+func (p *SettingProblem) Error() string { return p.Path + ": " + p.Message }
 
 // Admitter is implemented by receiver factories whose transport admits a
 // route only under conditions of its own (MQTT: QoS 1/2 subscriptions need

@@ -3,7 +3,6 @@ package dynamodb
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
-	"github.com/gobridge-oss/gobridge/stores/sqlite"
 )
 
 // benchRecord is the record the persist benchmarks store: the SQLite
@@ -29,9 +27,10 @@ func benchRecord(i int) ports.OutboxRecord {
 		Address: "queue://warehouse", Envelope: env}
 }
 
-// BenchmarkPersist compares the DynamoDB store, talking HTTP to minidyn
-// on this machine, with the SQLite store (synchronous=FULL) in the same
-// run: producers persisting batches of one or ten records. minidyn is not
+// BenchmarkPersist measures the DynamoDB store talking HTTP to minidyn on
+// this machine: producers persisting batches of one or ten records. (A
+// plugin's tests import no other plugin, so the SQLite store's figures
+// come from its own benchmarks.) minidyn is not
 // DynamoDB (no network round trip, no replication, one lock for every
 // request), so the DynamoDB figure shows the store's own overhead and the
 // SDK's, not the service's latency.
@@ -45,14 +44,6 @@ func BenchmarkPersist(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				benchPersist(b, s, producers, batch)
-			})
-			b.Run("sqlite/"+name, func(b *testing.B) {
-				s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer s.Close(context.Background())
 				benchPersist(b, s, producers, batch)
 			})
 		}

@@ -12,6 +12,11 @@ const FactoryType = "dynamodb"
 // Factory returns the registry factory of the DynamoDB store: outbox, DLQ
 // and lease in three tables that several bridges may share.
 func Factory() registry.StoreFactory {
+	return registry.WithLocality(storeFactory(), registry.LocalityCluster)
+}
+
+// storeFactory builds the store from its settings.
+func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "outbox, DLQ and lease in DynamoDB tables that bridges on several machines share",
 		func(ctx context.Context, cfg Config, d registry.Deps) (any, error) {
 			opts := []Option{WithLogger(d.Logger), WithClock(d.Clock)}

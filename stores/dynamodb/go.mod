@@ -15,7 +15,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.1
 	github.com/aws/smithy-go v1.28.9
 	github.com/gobridge-oss/gobridge/core v0.0.0
-	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/truora/minidyn v0.8.2
 )
@@ -33,5 +32,4 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
-	github.com/mattn/go-sqlite3 v1.14.53 // indirect
 )

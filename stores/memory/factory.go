@@ -20,6 +20,11 @@ type FactoryConfig struct {
 // Factory returns the registry factory of the in-memory store. Everything
 // it holds is lost when the process ends, so it suits tests and demos.
 func Factory() registry.StoreFactory {
+	return registry.WithLocality(storeFactory(), registry.LocalityProcess)
+}
+
+// storeFactory builds the store from its settings.
+func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "in-memory outbox, DLQ and lease (lost on exit)",
 		func(_ context.Context, cfg FactoryConfig, d registry.Deps) (any, error) {
 			opts := []Option{WithStaleClaimAge(cfg.StaleClaimAge)}

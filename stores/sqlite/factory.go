@@ -88,6 +88,11 @@ func (c FactoryConfig) options() []Option {
 // Factory returns the registry factory of the SQLite store: outbox, DLQ
 // and lease in one file.
 func Factory() registry.StoreFactory {
+	return registry.WithLocality(storeFactory(), registry.LocalityHost)
+}
+
+// storeFactory builds the store from its settings.
+func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "outbox, DLQ and lease in one SQLite file (WAL, group commit)",
 		func(ctx context.Context, cfg FactoryConfig, d registry.Deps) (any, error) {
 			log := d.Logger

@@ -13,7 +13,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // gateSender holds every send until its gate opens or the send's context
@@ -123,7 +122,7 @@ func TestChannelLossCancelsInFlightSends(t *testing.T) {
 	}
 	rt, err := runtime.New([]runtime.Route{{ID: "loss", ReceiverID: "loss-in", Receiver: recv,
 		Bindings: []runtime.Binding{{ID: "out", Sender: target, Address: "x"}},
-		Policy:   runtime.Policy{MaxInFlight: 20}}}, runtime.Options{Logger: log, DLQ: memory.New()})
+		Policy:   runtime.Policy{MaxInFlight: 20}}}, runtime.Options{Logger: log, DLQ: newTestDLQ()})
 	if err != nil {
 		t.Fatal(err)
 	}

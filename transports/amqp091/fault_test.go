@@ -14,7 +14,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // secondNode drives scripts/rabbitmq-second-node.sh: a RabbitMQ node of
@@ -178,7 +177,7 @@ func restartMidStream(t *testing.T, node *secondNode, steps []string) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: "out"}},
 		Policy: runtime.Policy{MaxInFlight: 100, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: memory.New(), StopTimeout: 10 * time.Second, Meter: meter})
+	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second, Meter: meter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 func TestLingerResolution(t *testing.T) {
@@ -100,7 +99,7 @@ func TestStoppedRouteReleasesItsMessagesWhenTheRuntimeGivesUp(t *testing.T) {
 	target := newGateSender()
 	rt, err := runtime.New([]runtime.Route{{ID: "release", ReceiverID: "release-in", Receiver: recv,
 		Bindings: []runtime.Binding{{ID: "out", Sender: target, Address: "x"}}}},
-		runtime.Options{DLQ: memory.New(), StopTimeout: 200 * time.Millisecond})
+		runtime.Options{DLQ: newTestDLQ(), StopTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // failingSender refuses every message with a transient error and records
@@ -77,7 +76,7 @@ func TestDelayedRetryThroughRuntime(t *testing.T) {
 	t.Cleanup(func() { _ = recv.Close(context.Background()) })
 	cr := &countingReceiver{Receiver: recv}
 	target := &failingSender{}
-	dlq := memory.New()
+	dlq := newTestDLQ()
 	noJitter := 0.0
 	rt, err := runtime.New([]runtime.Route{{
 		ID: "retry", ReceiverID: "retry-in", Receiver: cr,

@@ -10,7 +10,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // sentLog wraps a sender and records when each message was accepted.
@@ -83,7 +82,7 @@ func TestSourceLossWhileTargetDownPublishesEachOnce(t *testing.T) {
 	rt, err := runtime.New([]runtime.Route{{ID: "fwd", ReceiverID: "src", Receiver: emitCounter{recv, emits},
 		Bindings: []runtime.Binding{{ID: "out", Sender: sent, Address: dst}},
 		Policy:   runtime.Policy{MaxInFlight: 20, SendTimeout: time.Minute}}},
-		runtime.Options{DLQ: memory.New(), StopTimeout: 5 * time.Second})
+		runtime.Options{DLQ: newTestDLQ(), StopTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

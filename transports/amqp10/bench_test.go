@@ -12,7 +12,6 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 const (
@@ -174,7 +173,7 @@ func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) f
 		ID: "bench", ReceiverID: "src", Receiver: recv, DeliveryMode: runtime.DirectHold,
 		Bindings: []runtime.Binding{{ID: "dst", Sender: counted, Address: dst}},
 		Policy:   runtime.Policy{MaxInFlight: benchWindow, SendTimeout: 10 * time.Second},
-	}}, runtime.Options{DLQ: memory.New(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

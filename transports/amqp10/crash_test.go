@@ -11,7 +11,6 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // TestNoLossWhenThePeerRestarts runs an AMQP 1.0 -> AMQP 1.0 route in
@@ -68,7 +67,7 @@ func testPeerRestart(t *testing.T, crash bool) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: dst}},
 		Policy: runtime.Policy{MaxInFlight: window, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: memory.New(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

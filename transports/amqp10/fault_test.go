@@ -13,7 +13,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/runtime"
-	"github.com/gobridge-oss/gobridge/stores/memory"
 )
 
 // TestConnectionLossMidStream runs an AMQP 1.0 -> AMQP 1.0 route in
@@ -52,7 +51,7 @@ func TestConnectionLossMidStream(t *testing.T) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: dst}},
 		Policy: runtime.Policy{MaxInFlight: window, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: memory.New(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

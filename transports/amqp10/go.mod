@@ -11,10 +11,7 @@ require (
 
 require (
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
-	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/stretchr/testify v1.12.1 // indirect
 )
 
 replace github.com/gobridge-oss/gobridge/core => ../../core
-
-replace github.com/gobridge-oss/gobridge/stores/memory => ../../stores/memory

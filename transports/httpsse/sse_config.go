@@ -124,6 +124,11 @@ type SSEConfig struct {
 	// AllowOrigins lists the origins whose pages may subscribe from
 	// another origin (CORS); "*" allows any. Empty: same origin only.
 	AllowOrigins []string `yaml:"allow_origins" json:"allow_origins"`
+	// DemoPage, when set, is a path ("/") on the sender's listener where
+	// it serves a small page that subscribes with EventSource and lists
+	// the events as they arrive: a browser view of a channel from the
+	// same origin, so it needs no allow_origins. Empty (default): no page.
+	DemoPage string `yaml:"demo_page" json:"demo_page"`
 }
 
 // DefaultSSEConfig returns an SSEConfig with every default filled in.
@@ -197,6 +202,7 @@ func (c SSEConfig) Validate() error {
 	c.validateAccess(&ps)
 	checkBearerKeys(&ps, c.BearerKeys)
 	checkOrigins(&ps, c.AllowOrigins)
+	c.validateDemoPage(&ps)
 	return ps.err()
 }
 

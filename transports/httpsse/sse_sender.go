@@ -90,6 +90,14 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 	mux.HandleFunc("GET "+cfg.Path, s.serveStream)
 	mux.HandleFunc("OPTIONS "+cfg.Path+"/{channel...}", s.preflight)
 	mux.HandleFunc("OPTIONS "+cfg.Path, s.preflight)
+	if cfg.DemoPage != "" {
+		page, err := newDemoPage(cfg)
+		if err != nil {
+			s.hub.close()
+			return nil, fault.ErrInternal.WithMessage("sse sender: cannot build the demo page").Wrap(err)
+		}
+		mux.Handle(demoPagePattern(cfg.DemoPage), page)
+	}
 	s.handler = mux
 	if cfg.Listen == "-" {
 		s.startTrimmer()
@@ -112,11 +120,15 @@ func NewSSESender(cfg SSEConfig, opts ...Option) (*SSESender, error) {
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.srv.Serve(ln) }()
 	o.logger.Info("sse egress listening", "sender", o.name, "addr", ln.Addr().String(), "path", cfg.Path)
+	if cfg.DemoPage != "" {
+		o.logger.Info("sse demo page", "sender", o.name, "url", "http://"+ln.Addr().String()+cfg.DemoPage)
+	}
 	return s, nil
 }
 
-// Handler returns the subscription endpoint, for mounting under Path in
-// a server of the caller's own (with Listen "-").
+// Handler returns the subscription endpoint (and the demo page, when
+// DemoPage is set), for mounting under Path in a server of the caller's
+// own (with Listen "-").
 func (s *SSESender) Handler() http.Handler { return s.handler }
 
 // Addr returns the address the sender listens on, or "" with Listen "-".

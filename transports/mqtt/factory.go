@@ -2,6 +2,9 @@ package mqtt
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/registry"
@@ -80,6 +83,33 @@ func (admittingReceiverFactory) Admit(receiverCfg, sessionCfg any, route registr
 		return nil
 	}
 	sc, _ := sessionCfg.(SessionConfig)
-	return AdmitRoute(sc, rc, RouteFacts{RouteID: route.RouteID, DeliveryMode: route.DeliveryMode,
+	err := AdmitRoute(sc, rc, RouteFacts{RouteID: route.RouteID, DeliveryMode: route.DeliveryMode,
 		HasDLQ: route.HasDLQ, AllowRetryDrop: route.AllowRetryDrop})
+	return errors.Join(append([]error{err}, admitClustered(rc, route)...)...)
+}
+
+// admitClustered applies the rule of a clustered deployment: every
+// instance runs a route that does not wait for its lease, so each of its
+// subscriptions must be shared ($share/...) or the broker delivers every
+// message to every instance; a route that waits for its lease connects on
+// one instance only, so a $share/ subscription there is a contradiction.
+// Problems name the subscription's topic setting.
+func admitClustered(rc ReceiverConfig, route registry.RouteFacts) []error {
+	if !route.Clustered {
+		return nil
+	}
+	var errs []error
+	for j, s := range rc.Subscriptions {
+		shared := strings.HasPrefix(s.Topic, "$share/")
+		path := fmt.Sprintf("subscriptions[%d].topic", j)
+		switch {
+		case s.Topic == "":
+		case route.Exclusive && shared:
+			errs = append(errs, &registry.SettingProblem{Path: path,
+				Message: "a $share/ subscription is a shared source, run on every instance: set connect_after_lease: false on its route's session"})
+		case !route.Exclusive && !shared:
+			errs = append(errs, &registry.SettingProblem{Path: path, Message: "requires $share/ topic prefix or exclusive session"})
+		}
+	}
+	return errs
 }

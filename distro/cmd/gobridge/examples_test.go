@@ -2,44 +2,251 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/itest"
-	"github.com/gobridge-oss/gobridge/distro/bundle"
-	"github.com/gobridge-oss/gobridge/distro/internal/bridge"
+	"github.com/gobridge-oss/gobridge/service"
+	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // TestExamplesAreValid loads and validates every file in examples/ with
-// the bundled plugins, so an example never rots.
+// the bundled plugins, in the environment its header comment sets on the
+// line that starts the bridge and in no other: a variable the file needs
+// but the header does not set, or one the header sets but the file never
+// reads, fails, so the header works as written.
 func TestExamplesAreValid(t *testing.T) {
-	reg, err := bundle.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := bundled(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "..", "examples", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
-	// The variables the examples reference, as their comments tell a user
-	// to set them.
-	env := []string{"GOBRIDGE_ADMIN_KEY=example-admin-key-0123456789", "GOBRIDGE_AMQP_PASSWORD=guest"}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := config.Load(path, config.WithEnv(env))
+			raw, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := bridge.Validate(f, reg, nil); err != nil {
+			env := headerEnv(string(raw))
+			f, err := config.Load(path, config.WithEnv(env))
+			if err != nil {
+				t.Fatalf("with the header's environment %q: %v", env, err)
+			}
+			if _, err := service.Validate(f, reg, nil); err != nil {
 				t.Fatal(err)
 			}
+			for _, c := range headerCommands(string(raw)) {
+				if strings.HasPrefix(c, "rabbitmqadmin ") {
+					t.Errorf("the header runs %q: rabbitmqadmin needs RabbitMQ's management plugin, which the documented set-up lacks", c)
+				}
+			}
+			for _, kv := range env {
+				name, _, _ := strings.Cut(kv, "=")
+				if !strings.Contains(string(raw), "${env:"+name+"}") {
+					t.Errorf("the header sets %s, which the file does not read", name)
+				}
+			}
 		})
+	}
+}
+
+// headerCommands returns the command lines of a file's header comment,
+// continuation lines joined, comments after the command dropped.
+func headerCommands(file string) []string {
+	var header []string
+	for _, line := range strings.Split(file, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		header = append(header, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+	}
+	var out []string
+	for _, c := range strings.Split(strings.ReplaceAll(strings.Join(header, "\n"), "\\\n", " "), "\n") {
+		if i := strings.Index(c, "   #"); i >= 0 {
+			c = c[:i]
+		}
+		out = append(out, strings.TrimSpace(c))
+	}
+	return out
+}
+
+// headerEnv returns the variables that a file's header comment sets on
+// the command that runs the bridge ("A=x B=$(...) go run
+// ./distro/cmd/gobridge run ..."), as KEY=value; a $(...) value stands for
+// a generated key.
+func headerEnv(file string) []string {
+	assign := regexp.MustCompile(`^([A-Z][A-Z0-9_]*)=(\$\([^)]*\)|\S+)\s+`)
+	var env []string
+	for _, c := range headerCommands(file) {
+		if !strings.Contains(c, "distro/cmd/gobridge run") {
+			continue
+		}
+		for m := assign.FindStringSubmatch(c); m != nil; m = assign.FindStringSubmatch(c) {
+			v := m[2]
+			if strings.HasPrefix(v, "$(") {
+				v = "generated-0123456789abcdef"
+			}
+			env = append(env, m[1]+"="+v)
+			c = c[len(m[0]):]
+		}
+	}
+	return env
+}
+
+// shellWords splits a command line as a shell does for the quoting the
+// headers use: blanks separate words, single quotes keep a word whole.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case (r == ' ' || r == '\t') && !quoted:
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			inWord = false
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestExampleHeadersPublishCommands runs every tools/cmd/amqppublish
+// command of the examples' headers, as written but for the exchange and
+// queue names made unique, against the local RabbitMQ: each succeeds, and
+// a published message lands where the example's bridge would read it.
+func TestExampleHeadersPublishCommands(t *testing.T) {
+	brokerUp(t, "127.0.0.1:5672")
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "examples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "amqppublish")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/amqppublish")
+	build.Dir = filepath.Join("..", "..", "..", "tools")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build amqppublish: %v\n%s", err, out)
+	}
+	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	uniq := func(name string) string { return name + "-hdr-" + suffix }
+	// What the amqp-to-mqtt bridge declares at start: the exchange and a
+	// queue bound to it.
+	if err := ch.ExchangeDeclare(uniq("orders"), "topic", false, true, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	bound := uniq("orders.to-mqtt")
+	for _, q := range []string{bound, uniq("orders.in"), uniq("orders.out")} {
+		t.Cleanup(func() { _, _ = ch.QueueDelete(q, false, false, false) })
+	}
+	if _, err := ch.QueueDeclare(bound, false, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.QueueBind(bound, "#", uniq("orders"), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range headerCommands(string(raw)) {
+			words := shellWords(c)
+			if len(words) < 3 || strings.Join(words[:3], " ") != "go run ./tools/cmd/amqppublish" {
+				continue
+			}
+			args := words[3:]
+			for i, a := range args {
+				if i > 0 && slices.Contains([]string{"-exchange", "-key", "-declare-queue"}, args[i-1]) && strings.HasPrefix(a, "orders") && !strings.Contains(a, "created") {
+					args[i] = uniq(a)
+				}
+			}
+			out, err := exec.Command(bin, args...).CombinedOutput()
+			if err != nil {
+				t.Errorf("%s: %q: %v\n%s", filepath.Base(path), c, err, out)
+			}
+			ran++
+		}
+	}
+	if ran < 3 {
+		t.Fatalf("ran %d amqppublish commands; want those of amqp-to-mqtt and amqp10-to-amqp10", ran)
+	}
+	for _, q := range []string{bound, uniq("orders.in")} {
+		d, ok, err := ch.Get(q, true)
+		if err != nil || !ok || string(d.Body) != `{"id":7}` {
+			t.Errorf("queue %s: got %q, ok %v, %v; want the header's message", q, d.Body, ok, err)
+		}
+	}
+}
+
+// TestDocsWriteSupportedReferences: every ${...} in a YAML block of the
+// project's Markdown is one the loader resolves (${env:NAME} or
+// ${file:PATH}); a copied ${INGRESS_KEY} would otherwise be refused, or,
+// before the loader refused it, become a public bearer key.
+func TestDocsWriteSupportedReferences(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	ref := regexp.MustCompile(`\$?\$\{([^}]*)\}`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "data") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		inYAML := false
+		for n, line := range strings.Split(string(b), "\n") {
+			if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "```") {
+				inYAML = !inYAML && strings.HasPrefix(trimmed, "```yaml")
+				continue
+			}
+			if !inYAML {
+				continue
+			}
+			for _, m := range ref.FindAllStringSubmatch(line, -1) {
+				if strings.HasPrefix(m[0], "$$") || strings.HasPrefix(m[1], "env:") || strings.HasPrefix(m[1], "file:") {
+					continue
+				}
+				t.Errorf("%s:%d: %s is not a reference the loader resolves; write ${env:%s}", path, n+1, m[0], m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -3,29 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/gobridge-oss/gobridge/service/cli"
+	"github.com/google/go-cmp/cmp"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while the demo logs into it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestRun(t *testing.T) {
 	tests := []struct {
@@ -39,8 +25,7 @@ func TestRun(t *testing.T) {
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "usage: gobridge"},
 		{name: "unknown command", args: []string{"fly"}, wantCode: 2, wantStderr: `unknown command "fly"`},
 		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "gobridge "},
-		{name: "demo rejects a negative rate", args: []string{"demo", "-rate", "-1"}, wantCode: 1, wantStderr: "-rate must not be negative"},
-		{name: "demo rejects an unknown flag", args: []string{"demo", "-bogus"}, wantCode: 1, wantStderr: "flag provided but not defined: -bogus"},
+		{name: "run rejects an unknown flag", args: []string{"run", "-bogus"}, wantCode: 2, wantStderr: "flag provided but not defined: -bogus"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,30 +44,29 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestDemoMovesMessagesAndStopsCleanly runs the demo until its context is
-// cancelled and checks that it moved messages and left none in flight.
-func TestDemoMovesMessagesAndStopsCleanly(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var out bytes.Buffer
-	errOut := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"demo", "-rate", "0"}, &out, errOut) }()
-
-	// Wait for the first progress report, then interrupt.
-	deadline := time.After(10 * time.Second)
-	for !strings.Contains(errOut.String(), "msg=progress") {
-		select {
-		case <-deadline:
-			t.Fatalf("no progress report; stderr:\n%s", errOut.String())
-		case <-time.After(10 * time.Millisecond):
+// TestReadmeListsEveryCommand compares the distro README's command table
+// with the commands the binary's help prints, both ways.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inReadme []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z ]+)` \\|").FindAllStringSubmatch(string(readme), -1) {
+		inReadme = append(inReadme, m[1])
+	}
+	var help bytes.Buffer
+	if code := run(t.Context(), []string{"--help"}, &help, &help); code != exitOK {
+		t.Fatalf("--help exit %d", code)
+	}
+	var inHelp []string
+	for _, c := range cli.Commands() {
+		if !strings.Contains(help.String(), "\n  "+c) {
+			t.Errorf("--help does not describe %q:\n%s", c, help.String())
 		}
+		inHelp = append(inHelp, c)
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("demo exit code %d; stderr:\n%s", code, errOut.String())
-	}
-	log := errOut.String()
-	if !strings.Contains(log, `msg="demo stopped"`) || strings.Contains(log, "acked=0 ") {
-		t.Errorf("demo did not report moved messages:\n%s", log)
+	if diff := cmp.Diff(inHelp, inReadme); diff != "" {
+		t.Errorf("commands: help (-) vs distro/README.md (+):\n%s", diff)
 	}
 }
