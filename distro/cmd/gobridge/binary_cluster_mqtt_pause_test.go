@@ -21,14 +21,17 @@ import (
 // woken instance steps down on its stale token and does not reconnect
 // its MQTT session (which would take the broker session back).
 //
-// What a woken instance still sends is only what its transports had in
-// hand when it froze, and none of it is settled by it: every message it
-// delivers after waking is delivered again by the new owner (an outbox
-// record whose completion the store fenced off and which the new owner
-// reclaimed; an MQTT message whose PUBACK could not travel on the broker
-// connection the new owner took over). The store's fenced-write counter,
-// the lease-check skips and the stale-token step-downs of the woken
-// instance are logged and checked.
+// The exclusive route's fence and the drainer's lease check stop a woken
+// instance's sends; what still reaches the broker is a send already under
+// way when it froze, bounded here by what it held (receive_maximum or one
+// batch, 100), and none of it is settled by the woken instance: every
+// message it delivers after waking is delivered again by the new owner
+// (an outbox record whose completion was skipped or fenced off and which
+// the new owner reclaimed; an MQTT message whose PUBACK could not travel
+// on the broker connection the new owner took over). The store's
+// fenced-write counter, the lease-check skips, the route's fenced
+// deliveries and the stale-token step-downs of the woken instance are
+// logged; the step-downs are checked.
 func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a minute")
