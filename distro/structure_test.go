@@ -102,6 +102,11 @@ func TestModuleArrows(t *testing.T) {
 		}
 		return false
 	})
+	// The embedding example shows what a user's program needs: the
+	// service and plugins' root packages.
+	check("examples/embed", false, func(_, to string) bool {
+		return kind(to) == "service" || (kind(to) == "plugin" && strings.Count(to, "/") == 1)
+	})
 	if len(problems) > 0 {
 		t.Errorf("imports against the house's arrows:\n  %s", strings.Join(problems, "\n  "))
 	}

@@ -87,7 +87,7 @@ func FuzzInboundTable(f *testing.F) {
 			t.Fatalf("redelivery count %d (redelivered %v)", n, redelivered)
 		}
 		// Round trip through a sender and a receiver again.
-		p := toPublishing(in.env, amqp.Persistent, "", time.Now(), nil)
+		p := toPublishing(in.env, amqp.Persistent, "", false, time.Now(), nil)
 		if err := p.Headers.Validate(); err != nil {
 			t.Fatalf("published headers are not a valid table: %v", err)
 		}
@@ -142,7 +142,7 @@ func FuzzOutboundTable(f *testing.F) {
 			}
 			env.SetHeader(k, hv)
 		}
-		p := toPublishing(env, amqp.Persistent, "app", time.Now(), nil)
+		p := toPublishing(env, amqp.Persistent, "app", false, time.Now(), nil)
 		if err := p.Headers.Validate(); err != nil {
 			t.Fatalf("not a valid table: %v", err)
 		}
@@ -154,8 +154,8 @@ func FuzzOutboundTable(f *testing.F) {
 				t.Fatalf("header %q published", k)
 			}
 		}
-		if got := p.Headers[messaging.SubjectCarrier]; got != subject {
-			t.Fatalf("subject carrier %v, want %q", got, subject)
+		if got, ok := p.Headers[messaging.SubjectCarrier]; ok != (subject != "") || (ok && got != subject) {
+			t.Fatalf("subject carrier %v (present %v), want %q (an empty one is left out)", got, ok, subject)
 		}
 		back := toEnvelope(&amqp.Delivery{Headers: p.Headers, MessageId: p.MessageId}, time.Now)
 		for k, v := range env.Headers {

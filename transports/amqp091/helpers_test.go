@@ -137,7 +137,7 @@ func (a *admin) publish(ctx context.Context, exchange, key string, env *messagin
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
-	pub := toPublishing(env, amqp.Persistent, "", time.Now(), nil)
+	pub := toPublishing(env, amqp.Persistent, "", false, time.Now(), nil)
 	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, true, false, pub)
 	if err != nil {
 		return err

@@ -124,7 +124,7 @@ func (s *Sender) write(ctx context.Context, msg ports.OutboundMessage) (*pending
 		clear(h)
 		s.tables.Put(h)
 	}()
-	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, time.Now(), h)
+	pub := toPublishing(msg.Envelope, s.mode, s.cfg.AppID, s.cfg.MinimalHeaders, time.Now(), h)
 	for attempt := 1; ; attempt++ {
 		c, err := s.pub.get(ctx, "amqp091 sender "+s.o.name)
 		if err == nil {

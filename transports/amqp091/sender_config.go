@@ -36,6 +36,11 @@ type SenderConfig struct {
 	MaxOutstanding int `yaml:"max_outstanding" json:"max_outstanding"`
 	// AppID is set as the app-id property when the message has none.
 	AppID string `yaml:"app_id" json:"app_id"`
+	// MinimalHeaders leaves the bridge-to-bridge x-bridge.* headers
+	// (correlation ID, causation ID, idempotency key, ...) out of every
+	// message, so the broker stores and copies fewer bytes; only a bridge
+	// downstream with trust_bridge_headers would read them (false).
+	MinimalHeaders bool `yaml:"minimal_headers" json:"minimal_headers"`
 }
 
 // WithDefaults returns c with every zero field replaced by its default.

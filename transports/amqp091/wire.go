@@ -189,13 +189,16 @@ func setIf(h map[string]any, k, v string) {
 }
 
 // toPublishing maps an envelope to a publishing: the subject into the
-// gobridge.subject header (internal-only x-bridge.* headers, which every
-// bridge strips at ingress, are left out), the ID into message-id, CreatedAt into
+// gobridge.subject header (left out when empty: a receiver reads a missing
+// header as the empty subject), the ID into message-id, CreatedAt into
 // timestamp, the remaining time to live into expiration and the amqp091.*
-// property headers back into properties. mode is 2 for persistent.
+// property headers back into properties. Internal-only x-bridge.* headers,
+// which every bridge strips at ingress, are left out; with minimal, every
+// other x-bridge.* header is too (a downstream bridge keeps them only from
+// a trusted upstream). mode is 2 for persistent.
 //
 // h receives the headers; it must be empty. Nil allocates a table.
-func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Time, h amqp.Table) amqp.Publishing {
+func toPublishing(env *messaging.Envelope, mode uint8, appID string, minimal bool, now time.Time, h amqp.Table) amqp.Publishing {
 	if h == nil {
 		h = make(amqp.Table, len(env.Headers)+1)
 	}
@@ -227,7 +230,8 @@ func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Ti
 				p.Priority = uint8(n)
 			}
 		default:
-			if brokerHeader(k) || messaging.IsInternalOnly(k) || isDerived(k) {
+			if brokerHeader(k) || messaging.IsInternalOnly(k) || isDerived(k) || k == messaging.SubjectCarrier ||
+				(minimal && messaging.IsReserved(k)) {
 				continue
 			}
 			fv, err := toField(v)
@@ -237,7 +241,9 @@ func toPublishing(env *messaging.Envelope, mode uint8, appID string, now time.Ti
 			h[k] = fv
 		}
 	}
-	h[messaging.SubjectCarrier] = env.Subject
+	if env.Subject != "" {
+		h[messaging.SubjectCarrier] = env.Subject
+	}
 	if env.HasExpiry() {
 		p.Expiration = strconv.FormatInt(max(env.ExpiresAt.Sub(now).Milliseconds(), 1), 10)
 	}

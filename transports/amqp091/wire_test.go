@@ -38,7 +38,7 @@ func TestWireRoundTrip(t *testing.T) {
 		messaging.HeaderTenantID: "acme",
 		messaging.HeaderRouteID:  "route-1",
 	}
-	p := toPublishing(env, amqp.Persistent, "gobridge", now, nil)
+	p := toPublishing(env, amqp.Persistent, "gobridge", false, now, nil)
 	if p.Expiration != "90000" || p.CorrelationId != "corr-1" || p.ContentType != "application/json" ||
 		p.Priority != 5 || p.AppId != "gobridge" || p.UserId != "" || p.DeliveryMode != amqp.Persistent {
 		t.Errorf("properties: %+v", p)

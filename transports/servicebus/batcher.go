@@ -10,29 +10,46 @@ import (
 // contexts say: a send that has started is finished.
 const flushTimeout = 30 * time.Second
 
+// Gathering limits of the sender's batcher.
+const (
+	// batchGap is how long a batcher waits for one more request before
+	// it flushes. The sends of one wave (the deliveries of one receive,
+	// handed to the route's workers together) arrive microseconds apart;
+	// a pause this long means the wave is over.
+	batchGap = 200 * time.Microsecond
+	// batchMost stops the gathering: a call this large is worth sending
+	// at once (the SDK still splits it into batches by size).
+	batchMost = 1000
+)
+
 // batchItem is one request waiting for a batch call.
 type batchItem[T any] struct {
 	v    T
 	done chan error
 }
 
-// batcher coalesces concurrent requests into shared calls, group-commit
-// style: the first request starts a flusher at once (after window, when
-// set); requests that arrive while a call is under way wait and go
-// together in the next one. So a lone request pays no wait, and under
-// load the calls grow with the load. The flusher goroutine is the
-// batcher's own and ends as soon as nothing is pending.
+// batcher coalesces concurrent requests into shared calls. Before each
+// call it gathers: it waits while requests keep arriving, until none has
+// come for gap, or most are pending, or window has passed since it began
+// to wait; requests that arrive while a call is under way go together in
+// the next. With window 0 it does not wait (group commit only). The
+// flusher goroutine is the batcher's own and ends as soon as nothing is
+// pending.
 type batcher[T any] struct {
-	window time.Duration
-	flush  func(ctx context.Context, items []batchItem[T])
+	window, gap time.Duration
+	most        int
+	flush       func(ctx context.Context, items []batchItem[T])
 
 	mu      sync.Mutex
 	pending []batchItem[T]
 	running bool
+	arrived chan struct{} // signalled (without blocking) by each request
 }
 
-func newBatcher[T any](window time.Duration, flush func(ctx context.Context, items []batchItem[T])) *batcher[T] {
-	return &batcher[T]{window: window, flush: flush}
+// newBatcher returns a batcher whose flush receives the requests of one
+// call in arrival order; it must answer every item's done once.
+func newBatcher[T any](window, gap time.Duration, most int, flush func(ctx context.Context, items []batchItem[T])) *batcher[T] {
+	return &batcher[T]{window: window, gap: min(gap, window), most: max(most, 1), flush: flush, arrived: make(chan struct{}, 1)}
 }
 
 // do queues one request and waits for its outcome or for ctx to end. A
@@ -44,6 +61,10 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 	start := !b.running
 	b.running = true
 	b.mu.Unlock()
+	select {
+	case b.arrived <- struct{}{}:
+	default:
+	}
 	if start {
 		go b.loop()
 	}
@@ -55,23 +76,52 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 	}
 }
 
-// loop flushes what is pending until nothing is.
+// loop gathers and flushes what is pending until nothing is.
 func (b *batcher[T]) loop() {
-	if b.window > 0 {
-		time.Sleep(b.window)
-	}
 	for {
 		b.mu.Lock()
-		items := b.pending
-		b.pending = nil
-		if len(items) == 0 {
+		if len(b.pending) == 0 {
 			b.running = false
 			b.mu.Unlock()
 			return
 		}
 		b.mu.Unlock()
+		b.gather()
+		b.mu.Lock()
+		items := b.pending
+		b.pending = nil
+		b.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 		b.flush(ctx, items)
 		cancel()
+	}
+}
+
+func (b *batcher[T]) pendingCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}
+
+// gather waits while requests keep coming: until none came for gap, most
+// are pending or window has passed.
+func (b *batcher[T]) gather() {
+	if b.window <= 0 {
+		return
+	}
+	deadline := time.Now().Add(b.window)
+	t := time.NewTimer(b.gap)
+	defer t.Stop()
+	for b.pendingCount() < b.most {
+		select {
+		case <-b.arrived:
+			left := time.Until(deadline)
+			if left <= 0 {
+				return
+			}
+			t.Reset(min(b.gap, left))
+		case <-t.C:
+			return
+		}
 	}
 }

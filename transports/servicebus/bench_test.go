@@ -40,8 +40,9 @@ type forwarder func(ctx context.Context, b testing.TB, cc ClientConfig, src, dst
 //     100, one batch send of their bodies, then the completions side by
 //     side;
 //   - baseline-envelope: the same loop sending what the bridge sends
-//     (message id, creation time, correlation id and the runtime's
-//     x-bridge.* headers), which costs the emulator more per message;
+//     (this sender's mapping of an envelope with the runtime's headers:
+//     message id, creation time, correlation id), which costs the
+//     emulator more per message;
 //   - bridge: this Receiver -> a runtime route (direct_hold,
 //     max_in_flight 100) -> this Sender, on one client as the loops.
 //

@@ -44,7 +44,7 @@ func TestConfigValidate(t *testing.T) {
 		{"ranges", ReceiverConfig{Client: cs, Queue: "q", MaxMessages: 5001, MaxSessions: -1, Links: 17, SessionIdleTimeout: time.Millisecond,
 			Retry: "schedule", OnPermanent: "drop", Linger: ptr(time.Duration(-1)), ReceiveWait: ptr(2 * time.Second)}.WithDefaults().Validate(),
 			[]string{"max_messages", "links", "max_sessions", "session_idle_timeout", "retry", "on_permanent", "linger", "receive_wait"}},
-		{"sender ranges", SenderConfig{Client: cs, Entity: "a b", BatchWindow: 2 * time.Second}.WithDefaults().Validate(), []string{"entity", "batch_window"}},
+		{"sender ranges", SenderConfig{Client: cs, Entity: "a b", BatchWindow: ptr(2 * time.Second)}.WithDefaults().Validate(), []string{"entity", "batch_window"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

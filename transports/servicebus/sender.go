@@ -58,8 +58,9 @@ func NewSender(client *azservicebus.Client, cfg SenderConfig, opts ...Option) (*
 }
 
 // Send sends one message. Concurrent sends to one entity share
-// SendMessageBatch calls: sends that arrive while a call is under way go
-// together in the next.
+// SendMessageBatch calls: a send waits while others keep arriving (up to
+// batch_window), and sends that arrive while a call is under way go
+// together in the next. Each gets the outcome of its own message.
 func (s *Sender) Send(ctx context.Context, msg ports.OutboundMessage) error {
 	if s.closed.Load() {
 		return fault.ErrUnavailable.WithMessage("servicebus: sender closed")
@@ -159,7 +160,7 @@ func (s *Sender) entity(name string) (*entitySender, error) {
 		return nil, classify("NewSender "+name, err)
 	}
 	es := &entitySender{sdk: sdk}
-	es.sends = newBatcher(s.cfg.BatchWindow, func(ctx context.Context, items []batchItem[*azservicebus.AMQPAnnotatedMessage]) {
+	es.sends = newBatcher(s.cfg.batchWindow(), batchGap, batchMost, func(ctx context.Context, items []batchItem[*azservicebus.AMQPAnnotatedMessage]) {
 		ms := make([]*azservicebus.AMQPAnnotatedMessage, len(items))
 		for i, it := range items {
 			ms[i] = it.v

@@ -18,17 +18,29 @@ type SenderConfig struct {
 	// without one. servicebus.session-id carries a Service Bus source's
 	// session on.
 	SessionIDHeader string `yaml:"session_id_header" json:"session_id_header"`
-	// BatchWindow is how long a Send that finds no send to its entity
-	// under way waits for others to join its SendMessageBatch call (0:
-	// it goes at once; sends that arrive while a call is under way go
-	// together in the next). At most 1s.
-	BatchWindow time.Duration `yaml:"batch_window" json:"batch_window"`
+	// BatchWindow bounds how long the sends to one entity wait for one
+	// another before a SendMessageBatch call: a call goes once no further
+	// send has come for 200µs, or this long after the wait began (unset:
+	// 2ms; 0: no wait, and only the sends that arrive while a call is
+	// under way go together in the next). At most 1s. A pointer, so that
+	// an explicit 0 is told apart from an unset field.
+	BatchWindow *time.Duration `yaml:"batch_window" json:"batch_window"`
 }
 
-// WithDefaults fills the client defaults.
+// DefaultBatchWindow is the longest a send waits for others to join its
+// call when batch_window is not set.
+const DefaultBatchWindow = 2 * time.Millisecond
+
+// WithDefaults fills the client defaults and the batch window.
 func (c SenderConfig) WithDefaults() SenderConfig {
 	c.Client = c.Client.WithDefaults()
+	c.BatchWindow = durationOr(c.BatchWindow, DefaultBatchWindow)
 	return c
+}
+
+// batchWindow is BatchWindow, its default when unset.
+func (c SenderConfig) batchWindow() time.Duration {
+	return *durationOr(c.BatchWindow, DefaultBatchWindow)
 }
 
 // Validate reports every problem of c, each naming its field.
@@ -41,8 +53,8 @@ func (c SenderConfig) Validate() error {
 	if !utf8.ValidString(c.SessionIDHeader) {
 		p.add("session_id_header", "must be UTF-8")
 	}
-	if c.BatchWindow < 0 || c.BatchWindow > time.Second {
-		p.add("batch_window", "must be from 0 to 1s, got %v", c.BatchWindow)
+	if w := c.batchWindow(); w < 0 || w > time.Second {
+		p.add("batch_window", "must be from 0 to 1s, got %v", w)
 	}
 	return p.err()
 }

@@ -36,10 +36,10 @@ type batch[T any] struct {
 // Flushes run on long-lived flusher goroutines, most recently idle
 // first, rather than on whichever caller filled the batch: an SDK call
 // grows its goroutine's stack to tens of KiB, and a goroutine that keeps
-// making such calls keeps that stack instead of growing a fresh one for
-// each. A flusher ends after flusherIdle without work, or at close; a
-// closed batcher flushes on the caller (or timer) goroutine instead, so
-// a request never waits for a flusher that is gone.
+// making such calls keeps that stack (withStackReserve) instead of
+// growing a fresh one for each. A flusher ends after flusherIdle without
+// work, or at close; a closed batcher flushes on the caller (or timer)
+// goroutine instead, so a request never waits for a flusher that is gone.
 type batcher[T any] struct {
 	window time.Duration
 	// flush carries out items and records each one's outcome in errs.
@@ -50,7 +50,6 @@ type batcher[T any] struct {
 	idle   []*flusher[T] // a stack: the last one in is the first out
 	closed bool
 	stop   chan struct{}
-	wg     sync.WaitGroup
 }
 
 // flusher is one flusher goroutine's mailbox.
@@ -124,7 +123,7 @@ func (b *batcher[T]) dispatchLocked(bt *batch[T]) bool {
 	}
 	f := &flusher[T]{work: make(chan *batch[T], 1)}
 	f.work <- bt
-	b.wg.Go(func() { withStackReserve(func() { b.serve(f) }) })
+	go withStackReserve(func() { b.serve(f) })
 	return false
 }
 
@@ -176,17 +175,18 @@ func (b *batcher[T]) retire(f *flusher[T]) bool {
 	return false
 }
 
-// close ends the flusher goroutines once their batches are done; later
-// batches flush on the goroutine that completes them.
+// close makes the flusher goroutines end, each once its batch is done
+// (close does not wait for that, as a flush on the caller would not be
+// waited for either); later batches flush on the goroutine that
+// completes them.
 func (b *batcher[T]) close() {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if !b.closed {
 		b.closed = true
 		b.idle = nil
 		close(b.stop)
 	}
-	b.mu.Unlock()
-	b.wg.Wait()
 }
 
 // run flushes bt and releases its waiters.

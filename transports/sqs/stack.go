@@ -11,7 +11,7 @@ const stackReserve = 24 << 10
 // which is what a poller or a flusher does while it waits near the bottom
 // of its stack; its next call then grows the stack again, copying it
 // frame by frame. With the reserve below it in use all the time, the
-// goroutine keeps a stack that fits its calls (64 KiB) and copies nothing.
+// goroutine keeps a stack that fits its calls and copies nothing.
 //
 //go:noinline
 func withStackReserve(f func()) {

@@ -65,8 +65,8 @@ type wireMessage struct {
 
 // toWire maps env to a body and attributes. A payload that SQS cannot
 // carry as text (invalid UTF-8 or characters outside its allowed set) goes
-// base64-encoded. String and []byte headers become attributes, in name
-// order, while the limit of 10 allows (one is the metadata attribute);
+// base64-encoded. Headers that describe this hop only are left out.
+// String and []byte headers become attributes, in name order, while the limit of 10 allows (one is the metadata attribute);
 // the others, and headers whose names SQS refuses, travel inside it.
 // The attributes go into attrs, an empty map to reuse, or a new map when
 // attrs is nil.
@@ -102,6 +102,9 @@ func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValu
 	}
 	for _, k := range names {
 		v := env.Headers[k]
+		if hopOnly(k) {
+			continue
+		}
 		if len(w.attrs) < maxAttributes-1 && validAttrName(k) {
 			switch s := v.(type) {
 			case string:
@@ -126,6 +129,14 @@ func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValu
 		w.size += len(k) + len(aws.ToString(a.DataType)) + len(aws.ToString(a.StringValue)) + len(a.BinaryValue)
 	}
 	return w, nil
+}
+
+// hopOnly reports whether header k describes the hop into this bridge
+// only (its route, source and route override): every bridge strips those
+// at ingress, so they are not sent. The content type, which SQS has no
+// native field for, is sent.
+func hopOnly(k string) bool {
+	return k != messaging.HeaderContentType && messaging.IsInternalOnly(k)
 }
 
 // fromWire rebuilds an envelope from a received message. A message

@@ -65,14 +65,25 @@ func bridgeConfig(c cell, im impl, n names, amqpURL, mqttAddr string, adminPort,
 	case "mqtt-amqp":
 		fmt.Fprintf(&b, "  - {id: in, type: mqtt, session_id: mosq, settings: {subscriptions: [{topic: %q, qos: 1}]}}\n", n.topic)
 	}
-	mandatory := ""
+	extra := ""
 	if im.mods["nomandatory"] {
-		mandatory = ", mandatory: false"
+		extra = ", mandatory: false"
 	}
-	fmt.Fprintf(&b, "senders:\n  - {id: out, type: amqp091, session_id: %s, settings: {exchange: %s%s}}\n", out, n.exchange, mandatory)
+	if im.mods["minhdr"] {
+		extra += ", minimal_headers: true"
+	}
+	fmt.Fprintf(&b, "senders:\n  - {id: out, type: amqp091, session_id: %s, settings: {exchange: %s%s}}\n", out, n.exchange, extra)
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %s}\n", n.dst)
-	fmt.Fprintf(&b, "routes:\n  - id: bench\n    receiver_id: in\n    delivery_mode: direct_hold\n    bindings: [to-dst]\n    policy: {max_in_flight: %d}\n", c.window)
-	b.WriteString("stores:\n  dlq: {type: sqlite, settings: {path: bench.db}}\n")
+	policy := ""
+	if im.noDLQ() {
+		// Nothing fails in these runs; without a store a failure would be
+		// dropped, as the reference forwarder would.
+		policy = ", on_expired: drop, on_permanent_failure: drop, allow_retry_drop: true"
+	}
+	fmt.Fprintf(&b, "routes:\n  - id: bench\n    receiver_id: in\n    delivery_mode: direct_hold\n    bindings: [to-dst]\n    policy: {max_in_flight: %d%s}\n", c.window, policy)
+	if !im.noDLQ() {
+		b.WriteString("stores:\n  dlq: {type: sqlite, settings: {path: bench.db}}\n")
+	}
 	fmt.Fprintf(&b, "http:\n  admin_addr: \"127.0.0.1:%d\"\n  monitor_addr: \"127.0.0.1:%d\"\n  admin_api_key: bench-admin-key-0123456789\n", adminPort, monitorPort)
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/gobridge-oss/gobridge/tools/bench"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqpio"
@@ -19,13 +20,17 @@ type env struct {
 	work      string // scratch directory
 	bridgeBin string
 	fwdBin    string
-	amqpURL   string
-	rabbitPID int            // beam.smp, for the broker's CPU
-	mosq      *mqttio.Broker // the harness's own Mosquitto, started on demand
-	rabbit    *amqpio.Node   // the harness's own RabbitMQ node, unless -rabbit shared
-	mosqBin   string
-	bridgeEnv []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
-	fwdEnv    []string // and of the reference forwarder
+	// minimalBin is the builder-made binary of minimal-distro.yaml, built
+	// when wantMinimal.
+	minimalBin  string
+	wantMinimal bool
+	amqpURL     string
+	rabbitPID   int            // beam.smp, for the broker's CPU
+	mosq        *mqttio.Broker // the harness's own Mosquitto, started on demand
+	rabbit      *amqpio.Node   // the harness's own RabbitMQ node, unless -rabbit shared
+	mosqBin     string
+	bridgeEnv   []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
+	fwdEnv      []string // and of the reference forwarder
 }
 
 // findRepo walks up from the working directory to the directory holding
@@ -62,7 +67,37 @@ func (e *env) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if e.wantMinimal && e.minimalBin == "" {
+		bin, err := buildDistro(ctx, e.repo, filepath.Join(e.repo, "tools", "bench", "minimal-distro.yaml"), filepath.Join(e.work, "minimal"))
+		if err != nil {
+			return err
+		}
+		e.minimalBin = bin
+	}
 	return nil
+}
+
+// buildDistro runs tools/builder on manifest, writing the module into out,
+// and returns the binary's path (the builder prints it).
+func buildDistro(ctx context.Context, repo, manifest, out string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "run", "./cmd/gobridge-builder", "--manifest", manifest, "--output", out)
+	cmd.Dir = filepath.Join(repo, "tools", "builder")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("gobridge-builder --manifest %s: %v\n%s", manifest, err, stderr.String())
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// binSize is a binary's size in bytes (0 when unknown).
+func binSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 func goBuild(ctx context.Context, dir, out, pkg string) error {

@@ -12,6 +12,10 @@ import (
 //	bridge+nomandatory       ... publishing without the mandatory flag
 //	bridge+noackcoalesce     ... acking each delivery alone
 //	bridge+nocoalescewrites  ... without the session's write coalescing
+//	bridge+nodlq             ... without a DLQ store (failures dropped), like minimal
+//	bridge+minhdr            ... with the AMQP sender's minimal_headers
+//	minimal                  the builder-made binary of minimal-distro.yaml (-distro minimal):
+//	                         the two transports only, no DLQ store; takes the bridge's modifiers
 //	ref                      the hand-written forwarder (one connection, per-message acks, body only)
 //	ref+2conn                ... with a connection per side
 //	ref+props                ... adding what the bridge adds (gobridge.subject, message ID, timestamp)
@@ -20,13 +24,14 @@ import (
 //	ref+mandatory            ... publishing with the mandatory flag
 //	ref+multiack             ... acking runs of deliveries with one multiple ack
 type impl struct {
-	name   string
-	bridge bool
-	mods   map[string]bool
+	name    string
+	bridge  bool // a gobridge binary, curated or minimal
+	minimal bool // the minimal distro's binary
+	mods    map[string]bool
 }
 
 var knownMods = map[bool][]string{
-	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites"},
+	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites", "nodlq", "minhdr"},
 	false: {"2conn", "props", "headers", "ids", "mandatory", "multiack"},
 }
 
@@ -37,9 +42,11 @@ func parseImpl(s string) (impl, error) {
 	switch parts[0] {
 	case "bridge":
 		im.bridge = true
+	case "minimal":
+		im.bridge, im.minimal = true, true
 	case "ref":
 	default:
-		return impl{}, fmt.Errorf("impl %q: must start with bridge or ref", s)
+		return impl{}, fmt.Errorf("impl %q: must start with bridge, minimal or ref", s)
 	}
 	for _, m := range parts[1:] {
 		ok := false
@@ -53,6 +60,10 @@ func parseImpl(s string) (impl, error) {
 	}
 	return im, nil
 }
+
+// noDLQ reports whether the variant runs without a DLQ store: the minimal
+// binary has none to offer.
+func (im impl) noDLQ() bool { return im.minimal || im.mods["nodlq"] }
 
 // fwdArgs are the reference forwarder's flags for this variant.
 func (im impl) fwdArgs() []string {

@@ -35,6 +35,9 @@ func killCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if im.minimal {
+		ef.distro = "minimal"
+	}
 	e, done, err := ef.open(ctx)
 	if err != nil {
 		return err

@@ -13,12 +13,35 @@ import (
 	"github.com/gobridge-oss/gobridge/tools/bench"
 )
 
+// implList parses the impls; with -distro minimal the minimal binary
+// joins them (after the last bridge impl) unless one is listed already.
+func implList(names []string, distro string) ([]impl, error) {
+	var impls []impl
+	hasMinimal, lastBridge := false, -1
+	for _, s := range names {
+		im, err := parseImpl(s)
+		if err != nil {
+			return nil, err
+		}
+		hasMinimal = hasMinimal || im.minimal
+		if im.bridge {
+			lastBridge = len(impls)
+		}
+		impls = append(impls, im)
+	}
+	if distro == "minimal" && !hasMinimal {
+		im, _ := parseImpl("minimal")
+		impls = slices.Insert(impls, lastBridge+1, im)
+	}
+	return impls, nil
+}
+
 func matrixCmd(ctx context.Context, args []string) error {
 	var ef envFlags
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	ef.register(fs)
 	routes := fs.String("routes", "amqp-amqp,mqtt-amqp", "routes: amqp-amqp, mqtt-amqp")
-	implsF := fs.String("impls", "bridge,ref", "forwarders (see impl.go: bridge[+1conn|+nomandatory|+noackcoalesce|+nocoalescewrites], ref[+2conn|+props|+mandatory|+multiack])")
+	implsF := fs.String("impls", "bridge,ref", "forwarders (see impl.go: bridge[+1conn|+nomandatory|+noackcoalesce|+nocoalescewrites|+nodlq|+minhdr], minimal[+...], ref[+2conn|+props|+mandatory|+multiack])")
 	baseline := fs.String("baseline", "ref", "the impl the ratios are taken against")
 	sizesF := fs.String("sizes", "256", "payload sizes in bytes")
 	windowsF := fs.String("windows", "500", "in-flight windows (route max_in_flight, prefetch, receive maximum)")
@@ -40,13 +63,14 @@ func matrixCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("-windows: %w", err)
 	}
-	var impls []impl
-	for _, s := range list(*implsF) {
-		im, err := parseImpl(s)
-		if err != nil {
-			return err
+	impls, err := implList(list(*implsF), ef.distro)
+	if err != nil {
+		return err
+	}
+	for _, im := range impls {
+		if im.minimal {
+			ef.distro = "minimal"
 		}
-		impls = append(impls, im)
 	}
 	var cells []cell
 	for _, r := range list(*routes) {
@@ -70,8 +94,13 @@ func matrixCmd(ctx context.Context, args []string) error {
 
 	o := runOpts{n: *n, idle: *idle, live: *live, rate: *rate, timeout: 10 * time.Minute}
 	started := time.Now()
-	fmt.Printf("benchrun matrix: %d cells × %d impls × %d reps, N=%d, live=%v, load %s, %s\n\n",
+	fmt.Printf("benchrun matrix: %d cells × %d impls × %d reps, N=%d, live=%v, load %s, %s\n",
 		len(cells), len(impls), *reps, *n, *live, bench.LoadAvg(), started.UTC().Format(time.RFC3339))
+	fmt.Printf("binaries: gobridge %d B", binSize(e.bridgeBin))
+	if e.minimalBin != "" {
+		fmt.Printf(", minimal %d B", binSize(e.minimalBin))
+	}
+	fmt.Printf(", reference %d B\n\n", binSize(e.fwdBin))
 	runHeader(os.Stdout)
 	var results []result
 	for rep := range *reps {

@@ -217,7 +217,11 @@ func (e *env) startForwarder(ctx context.Context, c cell, im impl, n names, dir 
 		if err := os.WriteFile(cfg, []byte(bridgeConfig(c, im, n, e.amqpURL, mqttAddr, admin, monitor)), 0o600); err != nil {
 			return nil, err
 		}
-		return startBridge(ctx, e.bridgeBin, cfg, dir, monitor, e.bridgeEnv)
+		bin := e.bridgeBin
+		if im.minimal {
+			bin = e.minimalBin
+		}
+		return startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
 	}
 	args := []string{"-route", c.route, "-amqp", e.amqpURL, "-src", n.src, "-exchange", n.exchange, "-key", n.dst,
 		"-window", strconv.Itoa(c.window), "-mqtt", mqttAddr, "-client-id", n.clientID, "-topic", n.topic}

@@ -16,22 +16,44 @@ import (
 // startupCmd starts the gobridge binary on the quickstart configuration
 // (examples/quickstart.yaml with free ports and a fresh data directory)
 // -n times, and prints for each start the time from exec to ready and the
-// resident set after -idle of doing nothing.
+// resident set after -idle of doing nothing. With -route it starts the
+// -impls on a matrix route instead (see idleRoute).
 func startupCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("startup", flag.ContinueOnError)
 	var ef envFlags
 	ef.register(fs)
 	n := fs.Int("n", 5, "starts")
 	idle := fs.Duration("idle", time.Second, "how long the started bridge idles before its RSS is read")
+	route := fs.String("route", "", "instead of the quickstart, a matrix route (amqp-amqp, mqtt-amqp) with its brokers and nothing to forward")
+	implsF := fs.String("impls", "bridge,ref", "with -route: the forwarders started (see the matrix's -impls; -distro minimal adds minimal)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ef.rabbit = "none"
+	var impls []impl
+	switch *route {
+	case "":
+		ef.rabbit = "none"
+	case "amqp-amqp", "mqtt-amqp":
+		var err error
+		if impls, err = implList(list(*implsF), ef.distro); err != nil {
+			return err
+		}
+		for _, im := range impls {
+			if im.minimal {
+				ef.distro = "minimal"
+			}
+		}
+	default:
+		return fmt.Errorf("-route %q: amqp-amqp or mqtt-amqp", *route)
+	}
 	e, done, err := ef.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if *route != "" {
+		return idleRoute(ctx, e, *route, impls, *n, *idle)
+	}
 	quick, err := os.ReadFile(filepath.Join(e.repo, "examples", "quickstart.yaml"))
 	if err != nil {
 		return err

@@ -1,0 +1,133 @@
+package servicebus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// recorder is a batcher flush that records each call's items and answers
+// each item with an error naming its value, so that a caller can tell it
+// got its own answer.
+type recorder struct {
+	mu    sync.Mutex
+	calls [][]int
+}
+
+func (r *recorder) flush(_ context.Context, items []batchItem[int]) {
+	var vs []int
+	for _, it := range items {
+		vs = append(vs, it.v)
+		it.done <- fmt.Errorf("answer %d", it.v)
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, vs)
+	r.mu.Unlock()
+}
+
+func (r *recorder) sizes() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for _, c := range r.calls {
+		out = append(out, len(c))
+	}
+	return out
+}
+
+// sendAll runs n concurrent requests (values 0..n-1) and checks that
+// each got its own answer.
+func sendAll(t *testing.T, b *batcher[int], n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := b.do(t.Context(), i); err == nil || err.Error() != fmt.Sprintf("answer %d", i) {
+				t.Errorf("request %d got %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Requests that arrive while others keep arriving share one call; a call
+// stops gathering once most requests are pending; without a window each
+// request that finds no call under way goes at once.
+func TestBatcherGathers(t *testing.T) {
+	tests := []struct {
+		name        string
+		window, gap time.Duration
+		most, n     int
+		want        []int
+	}{
+		{name: "one wave, one call", window: 10 * time.Second, gap: 500 * time.Millisecond, most: 100, n: 20, want: []int{20}},
+		{name: "full before the gap", window: 10 * time.Second, gap: 10 * time.Second, most: 5, n: 5, want: []int{5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{}
+			b := newBatcher(tt.window, tt.gap, tt.most, r.flush)
+			start := time.Now()
+			sendAll(t, b, tt.n)
+			if diff := cmp.Diff(tt.want, r.sizes()); diff != "" {
+				t.Errorf("call sizes (-want +got):\n%s", diff)
+			}
+			if tt.most == tt.n && time.Since(start) > tt.gap/2 {
+				t.Errorf("a full gathering waited %v", time.Since(start))
+			}
+		})
+	}
+}
+
+// A lone request waits for the gap, not for the whole window; with no
+// window it does not wait at all.
+func TestBatcherLoneRequest(t *testing.T) {
+	tests := []struct {
+		name        string
+		window, gap time.Duration
+		atMost      time.Duration
+	}{
+		{name: "gap, not window", window: time.Minute, gap: 50 * time.Millisecond, atMost: 30 * time.Second},
+		{name: "no window", window: 0, gap: time.Minute, atMost: 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{}
+			b := newBatcher(tt.window, tt.gap, 100, r.flush)
+			start := time.Now()
+			sendAll(t, b, 1)
+			if took := time.Since(start); took > tt.atMost {
+				t.Errorf("a lone request took %v", took)
+			}
+			if diff := cmp.Diff([]int{1}, r.sizes()); diff != "" {
+				t.Errorf("call sizes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A caller whose context ends stops waiting; the flusher still answers
+// into the item's buffered channel and ends.
+func TestBatcherCallerGivesUp(t *testing.T) {
+	release := make(chan struct{})
+	flushed := make(chan struct{})
+	b := newBatcher(0, 0, 1, func(_ context.Context, items []batchItem[int]) {
+		<-release
+		for _, it := range items {
+			it.done <- nil
+		}
+		close(flushed)
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := b.do(ctx, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want the context's error", err)
+	}
+	close(release)
+	<-flushed
+}
