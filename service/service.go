@@ -146,7 +146,7 @@ func NewFromFile(ctx context.Context, f *config.File, opts Settings) (*Service, 
 		comps:   map[string]*component{},
 		routes:  map[string]*routeRun{},
 	}
-	stores, err := openStores(ctx, f, opts.Registry, registry.Deps{Logger: b.log, Meter: opts.Meter, DataDir: opts.DataDir})
+	stores, err := openStores(ctx, f, opts.Registry, registry.Settings{Logger: b.log, Meter: opts.Meter, DataDir: opts.DataDir})
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +172,8 @@ func NewFromFile(ctx context.Context, f *config.File, opts Settings) (*Service, 
 }
 
 // deps returns the factory dependencies of the component id.
-func (b *Service) deps(id string) registry.Deps {
-	return registry.Deps{ID: id, Logger: b.log.With("component", id), Meter: b.opts.Meter, DataDir: b.opts.DataDir,
+func (b *Service) deps(id string) registry.Settings {
+	return registry.Settings{ID: id, Logger: b.log.With("component", id), Meter: b.opts.Meter, DataDir: b.opts.DataDir,
 		StreamLog: b.stores.streamLog(), Subscriptions: b.stores.ledger()}
 }
 

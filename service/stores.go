@@ -23,7 +23,7 @@ type storeSet struct {
 
 // openStores opens the configured stores. A store whose type cannot play
 // its role is an INVALID_CONFIG error naming the role.
-func openStores(ctx context.Context, f *config.File, reg *registry.Registry, d registry.Deps) (*storeSet, error) {
+func openStores(ctx context.Context, f *config.File, reg *registry.Registry, d registry.Settings) (*storeSet, error) {
 	s := &storeSet{}
 	byPrint := map[string]any{}
 	open := func(role string, sc *config.Store) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/gobridge-oss/gobridge/core/clock"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
@@ -23,8 +24,12 @@ const (
 	KindStore     Kind = "store"
 )
 
-// Deps is what a factory may use to build a component.
-type Deps struct {
+// Settings is what a factory gets to build a component with: its ID, the
+// logger, meter and clock it reports through, the session it uses, and
+// what the bridge knows about its place (data directory, route in-flight
+// limit, stores it may use). Build fills the defaults once (WithDefaults),
+// so a constructor never checks Logger, Meter or Clock for nil.
+type Settings struct {
 	// ID is the component's ID in the configuration file (for a
 	// processor, its name).
 	ID     string
@@ -85,25 +90,25 @@ func (t typed[C]) Schema() json.RawMessage { return schemaOf[C](t.doc) }
 // ReceiverFactory builds receivers.
 type ReceiverFactory interface {
 	Factory
-	Build(ctx context.Context, cfg any, d Deps) (ports.Receiver, error)
+	Build(ctx context.Context, cfg any, d Settings) (ports.Receiver, error)
 }
 
 // SenderFactory builds senders.
 type SenderFactory interface {
 	Factory
-	Build(ctx context.Context, cfg any, d Deps) (ports.Sender, error)
+	Build(ctx context.Context, cfg any, d Settings) (ports.Sender, error)
 }
 
 // SessionFactory builds sessions.
 type SessionFactory interface {
 	Factory
-	Build(ctx context.Context, cfg any, d Deps) (ports.Session, error)
+	Build(ctx context.Context, cfg any, d Settings) (ports.Session, error)
 }
 
 // ProcessorFactory builds processors.
 type ProcessorFactory interface {
 	Factory
-	Build(ctx context.Context, cfg any, d Deps) (ports.Processor, error)
+	Build(ctx context.Context, cfg any, d Settings) (ports.Processor, error)
 }
 
 // StoreFactory builds stores. The value it returns implements one or more
@@ -111,46 +116,61 @@ type ProcessorFactory interface {
 // implement ports.Closer (or io.Closer with a context-free Close).
 type StoreFactory interface {
 	Factory
-	Build(ctx context.Context, cfg any, d Deps) (any, error)
+	Build(ctx context.Context, cfg any, d Settings) (any, error)
 }
 
 type builder[C, T any] struct {
 	typed[C]
-	build func(ctx context.Context, cfg C, d Deps) (T, error)
+	build func(ctx context.Context, cfg C, d Settings) (T, error)
 }
 
-func (b builder[C, T]) Build(ctx context.Context, cfg any, d Deps) (T, error) {
+func (b builder[C, T]) Build(ctx context.Context, cfg any, d Settings) (T, error) {
 	c, ok := cfg.(C)
 	if !ok {
 		var zero T
 		return zero, errWrongConfig(b.typ, cfg, c)
 	}
-	return b.build(ctx, c, d)
+	return b.build(ctx, c, d.WithDefaults())
+}
+
+// WithDefaults returns s with a logger that discards, a no-op meter and
+// the system clock where s has none.
+func (s Settings) WithDefaults() Settings {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.Meter == nil {
+		s.Meter = telemetry.Noop()
+	}
+	if s.Clock == nil {
+		s.Clock = clock.System()
+	}
+	return s
 }
 
 // Receiver returns a factory for receivers whose settings decode into C.
 // C may implement WithDefaults() C and Validate() error.
-func Receiver[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Receiver, error)) ReceiverFactory {
+func Receiver[C any](typ, doc string, build func(ctx context.Context, cfg C, d Settings) (ports.Receiver, error)) ReceiverFactory {
 	return builder[C, ports.Receiver]{typed[C]{KindReceiver, typ, doc}, build}
 }
 
 // Sender returns a factory for senders whose settings decode into C.
-func Sender[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Sender, error)) SenderFactory {
+func Sender[C any](typ, doc string, build func(ctx context.Context, cfg C, d Settings) (ports.Sender, error)) SenderFactory {
 	return builder[C, ports.Sender]{typed[C]{KindSender, typ, doc}, build}
 }
 
 // Session returns a factory for sessions whose settings decode into C.
-func Session[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Session, error)) SessionFactory {
+func Session[C any](typ, doc string, build func(ctx context.Context, cfg C, d Settings) (ports.Session, error)) SessionFactory {
 	return builder[C, ports.Session]{typed[C]{KindSession, typ, doc}, build}
 }
 
 // Processor returns a factory for processors whose settings decode into C.
-func Processor[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (ports.Processor, error)) ProcessorFactory {
+func Processor[C any](typ, doc string, build func(ctx context.Context, cfg C, d Settings) (ports.Processor, error)) ProcessorFactory {
 	return builder[C, ports.Processor]{typed[C]{KindProcessor, typ, doc}, build}
 }
 
 // Store returns a factory for stores whose settings decode into C.
-func Store[C any](typ, doc string, build func(ctx context.Context, cfg C, d Deps) (any, error)) StoreFactory {
+func Store[C any](typ, doc string, build func(ctx context.Context, cfg C, d Settings) (any, error)) StoreFactory {
 	return builder[C, any]{typed[C]{KindStore, typ, doc}, build}
 }
 
@@ -197,7 +217,7 @@ type Admitter interface {
 // SessionAs returns the session a receiver or sender entry names as the
 // transport's own session type S, or an INVALID_CONFIG error naming the
 // component and the session type it needs (typ, as written in files).
-func SessionAs[S ports.Session](d Deps, typ string) (S, error) {
+func SessionAs[S ports.Session](d Settings, typ string) (S, error) {
 	var zero S
 	if d.Session == nil {
 		return zero, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("%s %s: session_id is required and must name a type: %s session", typ, d.ID, typ))

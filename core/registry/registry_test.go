@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ type nopReceiver struct{ cfg demoConfig }
 func (nopReceiver) Run(ctx context.Context, _ ports.EmitFunc) error { <-ctx.Done(); return nil }
 
 func demoFactory() registry.ReceiverFactory {
-	return registry.Receiver("demo", "a demo receiver", func(_ context.Context, c demoConfig, _ registry.Deps) (ports.Receiver, error) {
+	return registry.Receiver("demo", "a demo receiver", func(_ context.Context, c demoConfig, _ registry.Settings) (ports.Receiver, error) {
 		return nopReceiver{c}, nil
 	})
 }
@@ -101,14 +102,14 @@ func TestBuildAndSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := f.Build(t.Context(), cfg, registry.Deps{})
+	rc, err := f.Build(t.Context(), cfg, registry.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := rc.(nopReceiver).cfg.Listen; got != ":2" {
 		t.Errorf("built receiver listens on %q", got)
 	}
-	if _, err := f.Build(t.Context(), "not a config", registry.Deps{}); err == nil {
+	if _, err := f.Build(t.Context(), "not a config", registry.Settings{}); err == nil {
 		t.Error("Build accepted a config of the wrong type")
 	}
 	var schema map[string]any
@@ -135,13 +136,41 @@ type otherSession struct{ ports.Session }
 
 func TestSessionAs(t *testing.T) {
 	want := &fakeSession{}
-	got, err := registry.SessionAs[*fakeSession](registry.Deps{ID: "in", Session: want}, "fake")
+	got, err := registry.SessionAs[*fakeSession](registry.Settings{ID: "in", Session: want}, "fake")
 	if err != nil || got != want {
 		t.Fatalf("SessionAs = %v, %v", got, err)
 	}
-	for _, d := range []registry.Deps{{ID: "in"}, {ID: "in", Session: &otherSession{}}} {
+	for _, d := range []registry.Settings{{ID: "in"}, {ID: "in", Session: &otherSession{}}} {
 		if _, err := registry.SessionAs[*fakeSession](d, "fake"); err == nil || !strings.Contains(err.Error(), "type: fake session") {
 			t.Errorf("SessionAs(%+v) = %v; want an error naming the session type", d, err)
 		}
+	}
+}
+
+// TestBuildFillsTheSettingsDefaults: a constructor gets a logger, a meter
+// and a clock even when the caller passed none, so no plugin checks them
+// for nil; what the caller set is kept.
+func TestBuildFillsTheSettingsDefaults(t *testing.T) {
+	var got registry.Settings
+	f := registry.Receiver("probe", "records its settings", func(_ context.Context, _ demoConfig, s registry.Settings) (ports.Receiver, error) {
+		got = s
+		return nil, nil
+	})
+	cfg, err := f.Decode(map[string]any{"listen": ":1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Build(t.Context(), cfg, registry.Settings{ID: "in"}); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != "in" || got.Logger == nil || got.Meter == nil || got.Clock == nil {
+		t.Errorf("constructor got %+v, want the ID kept and a logger, meter and clock filled in", got)
+	}
+	log := slog.New(slog.DiscardHandler)
+	if _, err := f.Build(t.Context(), cfg, registry.Settings{Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	if got.Logger != log {
+		t.Error("the caller's logger was replaced")
 	}
 }

@@ -26,7 +26,7 @@ type secretCfg struct {
 // TestSchemaMarksSecretTags checks that a secret:"true" tag, at any depth,
 // gives the property writeOnly and x-secret, and nothing else gets them.
 func TestSchemaMarksSecretTags(t *testing.T) {
-	f := Sender[secretCfg]("s", "", func(context.Context, secretCfg, Deps) (ports.Sender, error) { return nil, nil })
+	f := Sender[secretCfg]("s", "", func(context.Context, secretCfg, Settings) (ports.Sender, error) { return nil, nil })
 	var s struct {
 		Properties map[string]struct {
 			WriteOnly bool `json:"writeOnly"`

@@ -15,17 +15,10 @@ const FactoryType = "tenant"
 // processor's Name; its settings are the fields of Config.
 func Factory() registry.ProcessorFactory {
 	return registry.Processor(FactoryType, "checks and counts the tenant a message belongs to",
-		func(_ context.Context, cfg Config, d registry.Deps) (ports.Processor, error) {
+		func(_ context.Context, cfg Config, d registry.Settings) (ports.Processor, error) {
 			if d.ID != "" {
 				cfg.Name = d.ID
 			}
-			var opts []Option
-			if d.Logger != nil {
-				opts = append(opts, WithLogger(d.Logger))
-			}
-			if d.Meter != nil {
-				opts = append(opts, WithMeter(d.Meter))
-			}
-			return New(cfg, opts...)
+			return New(cfg, WithLogger(d.Logger), WithMeter(d.Meter))
 		})
 }

@@ -1,9 +1,10 @@
 package tenant
 
 import (
-	"github.com/gobridge-oss/gobridge/core/registry"
 	"strings"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/registry"
 )
 
 func TestFactoryBuildsFromSettings(t *testing.T) {
@@ -24,4 +25,4 @@ func TestFactoryBuildsFromSettings(t *testing.T) {
 	}
 }
 
-func depsFor(id string) registry.Deps { return registry.Deps{ID: id} }
+func depsFor(id string) registry.Settings { return registry.Settings{ID: id} }

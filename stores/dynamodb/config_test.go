@@ -124,7 +124,7 @@ func TestFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := f.Build(context.Background(), cfg, registry.Deps{ID: "shared"})
+	built, err := f.Build(context.Background(), cfg, registry.Settings{ID: "shared"})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}

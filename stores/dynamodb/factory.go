@@ -18,7 +18,7 @@ func Factory() registry.StoreFactory {
 // storeFactory builds the store from its settings.
 func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "outbox, DLQ and lease in DynamoDB tables that bridges on several machines share",
-		func(ctx context.Context, cfg Config, d registry.Deps) (any, error) {
+		func(ctx context.Context, cfg Config, d registry.Settings) (any, error) {
 			opts := []Option{WithLogger(d.Logger), WithClock(d.Clock)}
 			if d.Meter != nil {
 				opts = append(opts, WithMetrics(d.Meter, d.ID))

@@ -26,11 +26,7 @@ func Factory() registry.StoreFactory {
 // storeFactory builds the store from its settings.
 func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "in-memory outbox, DLQ and lease (lost on exit)",
-		func(_ context.Context, cfg FactoryConfig, d registry.Deps) (any, error) {
-			opts := []Option{WithStaleClaimAge(cfg.StaleClaimAge)}
-			if d.Clock != nil {
-				opts = append(opts, WithClock(d.Clock))
-			}
-			return New(opts...), nil
+		func(_ context.Context, cfg FactoryConfig, d registry.Settings) (any, error) {
+			return New(WithStaleClaimAge(cfg.StaleClaimAge), WithClock(d.Clock)), nil
 		})
 }

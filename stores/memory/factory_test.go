@@ -14,7 +14,7 @@ func TestFactoryBuildsAStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := f.Build(t.Context(), cfg, registry.Deps{})
+	v, err := f.Build(t.Context(), cfg, registry.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -94,11 +93,8 @@ func Factory() registry.StoreFactory {
 // storeFactory builds the store from its settings.
 func storeFactory() registry.StoreFactory {
 	return registry.Store(FactoryType, "outbox, DLQ and lease in one SQLite file (WAL, group commit)",
-		func(ctx context.Context, cfg FactoryConfig, d registry.Deps) (any, error) {
+		func(ctx context.Context, cfg FactoryConfig, d registry.Settings) (any, error) {
 			log := d.Logger
-			if log == nil {
-				log = slog.New(slog.DiscardHandler)
-			}
 			path := cfg.Path
 			if !filepath.IsAbs(path) && d.DataDir != "" {
 				// The data directory is the bridge's own: private to its
@@ -114,16 +110,7 @@ func storeFactory() registry.StoreFactory {
 			if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 				return nil, fault.ErrInvalidConfig.WithMessage(fmt.Sprintf("sqlite store: cannot create directory for %s", path)).Wrap(err)
 			}
-			opts := cfg.options()
-			if d.Logger != nil {
-				opts = append(opts, WithLogger(d.Logger))
-			}
-			if d.Clock != nil {
-				opts = append(opts, WithClock(d.Clock))
-			}
-			if d.Meter != nil {
-				opts = append(opts, WithMetrics(d.Meter, d.ID))
-			}
+			opts := append(cfg.options(), WithLogger(d.Logger), WithClock(d.Clock), WithMetrics(d.Meter, d.ID))
 			return Open(ctx, path, opts...)
 		})
 }

@@ -20,7 +20,7 @@ func TestFactoryOpensUnderTheDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	meter := telemetry.NewMemory()
-	v, err := f.Build(t.Context(), cfg, registry.Deps{ID: "outbox", DataDir: dir, Meter: meter})
+	v, err := f.Build(t.Context(), cfg, registry.Settings{ID: "outbox", DataDir: dir, Meter: meter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestStoreFilesAreOwnerOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := f.Build(t.Context(), cfg, registry.Deps{ID: "outbox", DataDir: dataDir})
+			v, err := f.Build(t.Context(), cfg, registry.Settings{ID: "outbox", DataDir: dataDir})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,17 +12,13 @@ import (
 const FactoryType = "amqp091"
 
 // factoryOptions turns registry dependencies into Options.
-func factoryOptions(d registry.Deps) []Option {
+func factoryOptions(d registry.Settings) []Option {
 	var opts []Option
 	if d.ID != "" {
 		opts = append(opts, WithName(d.ID))
 	}
-	if d.Logger != nil {
-		opts = append(opts, WithLogger(d.Logger))
-	}
-	if d.Meter != nil {
-		opts = append(opts, WithMeter(d.Meter))
-	}
+	opts = append(opts, WithLogger(d.Logger))
+	opts = append(opts, WithMeter(d.Meter))
 	if d.MaxInFlight > 0 {
 		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
 	}
@@ -33,7 +29,7 @@ func factoryOptions(d registry.Deps) []Option {
 // sessions) from a SessionConfig settings block.
 func SessionFactory() registry.SessionFactory {
 	return registry.Session(FactoryType, "an AMQP 0-9-1 connection with its topology, shared by receivers and senders",
-		func(_ context.Context, cfg SessionConfig, d registry.Deps) (ports.Session, error) {
+		func(_ context.Context, cfg SessionConfig, d registry.Settings) (ports.Session, error) {
 			return NewSession(cfg, factoryOptions(d)...)
 		})
 }
@@ -44,7 +40,7 @@ func SessionFactory() registry.SessionFactory {
 // bridge passes through Receiver.SetStopTimeout.
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "consumes a RabbitMQ queue with manual acknowledgements",
-		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+		func(_ context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
 			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
@@ -57,7 +53,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 // senders) on the session the entry's session_id names.
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "publishes to a RabbitMQ exchange with publisher confirms",
-		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+		func(_ context.Context, cfg SenderConfig, d registry.Settings) (ports.Sender, error) {
 			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err

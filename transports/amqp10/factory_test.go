@@ -20,7 +20,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if got := scfg.(SessionConfig); got.IdleTimeout != 5*time.Second || got.Reconnect.Max != 2*time.Second {
 		t.Errorf("decoded session config %+v", got)
 	}
-	sess, err := sf.Build(t.Context(), scfg, registry.Deps{ID: "s1"})
+	sess, err := sf.Build(t.Context(), scfg, registry.Settings{ID: "s1"})
 	if err != nil {
 		t.Fatalf("session Build: %v", err)
 	}
@@ -29,7 +29,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("receiver Decode: %v", err)
 	}
-	rc, err := rf.Build(t.Context(), rcfg, registry.Deps{ID: "r1", Session: sess, MaxInFlight: 7})
+	rc, err := rf.Build(t.Context(), rcfg, registry.Settings{ID: "r1", Session: sess, MaxInFlight: 7})
 	if err != nil {
 		t.Fatalf("receiver Build: %v", err)
 	}
@@ -39,7 +39,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if _, err := rf.Decode(map[string]any{"retry": "sometimes"}); err == nil {
 		t.Error("receiver Decode accepted an invalid config")
 	}
-	if _, err := rf.Build(t.Context(), rcfg, registry.Deps{ID: "r2"}); err == nil {
+	if _, err := rf.Build(t.Context(), rcfg, registry.Settings{ID: "r2"}); err == nil {
 		t.Error("receiver Build without a session succeeded")
 	}
 	xf, _ := r.Sender(FactoryType)
@@ -47,7 +47,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sender Decode: %v", err)
 	}
-	x, err := xf.Build(t.Context(), xcfg, registry.Deps{ID: "x1", Session: sess})
+	x, err := xf.Build(t.Context(), xcfg, registry.Settings{ID: "x1", Session: sess})
 	if err != nil {
 		t.Fatalf("sender Build: %v", err)
 	}

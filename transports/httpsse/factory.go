@@ -16,17 +16,13 @@ const (
 )
 
 // factoryOptions turns registry dependencies into Options.
-func factoryOptions(d registry.Deps) []Option {
+func factoryOptions(d registry.Settings) []Option {
 	var opts []Option
 	if d.ID != "" {
 		opts = append(opts, WithName(d.ID))
 	}
-	if d.Logger != nil {
-		opts = append(opts, WithLogger(d.Logger))
-	}
-	if d.Meter != nil {
-		opts = append(opts, WithMeter(d.Meter))
-	}
+	opts = append(opts, WithLogger(d.Logger))
+	opts = append(opts, WithMeter(d.Meter))
 	return opts
 }
 
@@ -34,7 +30,7 @@ func factoryOptions(d registry.Deps) []Option {
 // ReceiverConfig settings block.
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(ReceiverType, "HTTP ingress: POST requests become messages",
-		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+		func(_ context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
 			return NewReceiver(cfg, factoryOptions(d)...)
 		})
 }
@@ -46,7 +42,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 // replay_log store refuses to build.
 func SSEFactory() registry.SenderFactory {
 	return registry.Sender(SSEType, "server-sent events egress: browsers subscribe to channels",
-		func(_ context.Context, cfg SSEConfig, d registry.Deps) (ports.Sender, error) {
+		func(_ context.Context, cfg SSEConfig, d registry.Settings) (ports.Sender, error) {
 			opts := factoryOptions(d)
 			if d.StreamLog != nil {
 				opts = append(opts, WithStreamLog(d.StreamLog))
@@ -66,7 +62,7 @@ func SSEFactory() registry.SenderFactory {
 // WebhookConfig settings block.
 func WebhookFactory() registry.SenderFactory {
 	return registry.Sender(WebhookType, "webhook egress: POST each message to a URL",
-		func(_ context.Context, cfg WebhookConfig, d registry.Deps) (ports.Sender, error) {
+		func(_ context.Context, cfg WebhookConfig, d registry.Settings) (ports.Sender, error) {
 			return NewWebhookSender(cfg, factoryOptions(d)...)
 		})
 }

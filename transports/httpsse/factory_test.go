@@ -22,18 +22,18 @@ func TestFactoriesBuildFromSettings(t *testing.T) {
 		settings map[string]any
 	}{
 		{"http", ReceiverFactory().Decode, func(c any) error {
-			_, err := ReceiverFactory().Build(t.Context(), c, registry.Deps{ID: "in"})
+			_, err := ReceiverFactory().Build(t.Context(), c, registry.Settings{ID: "in"})
 			return err
 		}, map[string]any{"listen": "127.0.0.1:0", "paths": []any{"/p"}, "read_timeout": "5s"}},
 		{"sse", SSEFactory().Decode, func(c any) error {
-			s, err := SSEFactory().Build(t.Context(), c, registry.Deps{ID: "out"})
+			s, err := SSEFactory().Build(t.Context(), c, registry.Settings{ID: "out"})
 			if err == nil {
 				_ = s.(*SSESender).Close(t.Context())
 			}
 			return err
 		}, map[string]any{"listen": "127.0.0.1:0"}},
 		{"webhook", WebhookFactory().Decode, func(c any) error {
-			_, err := WebhookFactory().Build(t.Context(), c, registry.Deps{ID: "hook"})
+			_, err := WebhookFactory().Build(t.Context(), c, registry.Settings{ID: "hook"})
 			return err
 		}, map[string]any{"url": "http://127.0.0.1:1/hook"}},
 	}
@@ -71,7 +71,7 @@ func TestSSEFactoryReplayLogFromDeps(t *testing.T) {
 	if got := cfg.channel("other"); got.replayFrom != ReplayFromEarliest || got.bounds.MaxAge != time.Hour {
 		t.Errorf("other settings %+v", got)
 	}
-	build := func(cfg SSEConfig, d registry.Deps) (*SSESender, string, error) {
+	build := func(cfg SSEConfig, d registry.Settings) (*SSESender, string, error) {
 		var logs bytes.Buffer
 		d.ID, d.Logger = "out", slog.New(slog.NewTextHandler(&logs, nil))
 		s, err := SSEFactory().Build(t.Context(), cfg, d)
@@ -82,20 +82,20 @@ func TestSSEFactoryReplayLogFromDeps(t *testing.T) {
 		return s.(*SSESender), logs.String(), nil
 	}
 	store := streamlog.NewMemory(nil)
-	s, logs, err := build(cfg, registry.Deps{StreamLog: store})
+	s, logs, err := build(cfg, registry.Settings{StreamLog: store})
 	if err != nil || s.hub.log != ports.StreamLog(store) || strings.Contains(logs, "WARN") {
 		t.Errorf("with a store: err %v, uses it %v, logs %q", err, err == nil && s.hub.log == ports.StreamLog(store), logs)
 	}
-	s, logs, err = build(cfg, registry.Deps{})
+	s, logs, err = build(cfg, registry.Settings{})
 	if err != nil || !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "replay log in memory") {
 		t.Errorf("auto without a store: err %v, logs %q", err, logs)
 	}
 	cfg.ReplayLog = ReplayLogStore
-	if _, _, err := build(cfg, registry.Deps{}); fault.CodeOf(err) != fault.CodeInvalidConfig {
+	if _, _, err := build(cfg, registry.Settings{}); fault.CodeOf(err) != fault.CodeInvalidConfig {
 		t.Errorf("store without a store: %v, want INVALID_CONFIG", err)
 	}
 	cfg.ReplayLog = ReplayLogMemory
-	if _, logs, err := build(cfg, registry.Deps{}); err != nil || strings.Contains(logs, "WARN") {
+	if _, logs, err := build(cfg, registry.Settings{}); err != nil || strings.Contains(logs, "WARN") {
 		t.Errorf("memory: err %v, logs %q", err, logs)
 	}
 }

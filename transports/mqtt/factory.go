@@ -15,17 +15,13 @@ import (
 const FactoryType = "mqtt"
 
 // factoryOptions turns registry dependencies into Options.
-func factoryOptions(d registry.Deps) []Option {
+func factoryOptions(d registry.Settings) []Option {
 	var opts []Option
 	if d.ID != "" {
 		opts = append(opts, WithName(d.ID))
 	}
-	if d.Logger != nil {
-		opts = append(opts, WithLogger(d.Logger))
-	}
-	if d.Meter != nil {
-		opts = append(opts, WithMeter(d.Meter))
-	}
+	opts = append(opts, WithLogger(d.Logger))
+	opts = append(opts, WithMeter(d.Meter))
 	if d.Subscriptions != nil {
 		opts = append(opts, WithSubscriptionLedger(d.Subscriptions))
 	}
@@ -36,7 +32,7 @@ func factoryOptions(d registry.Deps) []Option {
 // SessionConfig settings block.
 func SessionFactory() registry.SessionFactory {
 	return registry.Session(FactoryType, "an MQTT v5 connection shared by receivers and senders",
-		func(_ context.Context, cfg SessionConfig, d registry.Deps) (ports.Session, error) {
+		func(_ context.Context, cfg SessionConfig, d registry.Settings) (ports.Session, error) {
 			return NewSession(cfg, factoryOptions(d)...)
 		})
 }
@@ -50,7 +46,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 
 func receiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "subscribes to MQTT topic filters",
-		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+		func(_ context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
 			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err
@@ -63,7 +59,7 @@ func receiverFactory() registry.ReceiverFactory {
 // session the entry's session_id names.
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "publishes to MQTT topics",
-		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+		func(_ context.Context, cfg SenderConfig, d registry.Settings) (ports.Sender, error) {
 			s, err := registry.SessionAs[*Session](d, FactoryType)
 			if err != nil {
 				return nil, err

@@ -64,7 +64,7 @@ func TestConfigsDecodeThroughTheRegistry(t *testing.T) {
 			t.Errorf("%s schema is not JSON", f.Kind())
 		}
 	}
-	if _, err := recv.Build(context.Background(), r, registry.Deps{ID: "in"}); fault.CodeOf(err) != fault.CodeInvalidConfig {
+	if _, err := recv.Build(context.Background(), r, registry.Settings{ID: "in"}); fault.CodeOf(err) != fault.CodeInvalidConfig {
 		t.Errorf("a receiver without a session: %v, want INVALID_CONFIG", err)
 	}
 }

@@ -12,17 +12,13 @@ import (
 const FactoryType = "servicebus"
 
 // factoryOptions turns registry dependencies into Options.
-func factoryOptions(d registry.Deps) []Option {
+func factoryOptions(d registry.Settings) []Option {
 	var opts []Option
 	if d.ID != "" {
 		opts = append(opts, WithName(d.ID))
 	}
-	if d.Logger != nil {
-		opts = append(opts, WithLogger(d.Logger.With("component", d.ID)))
-	}
-	if d.Meter != nil {
-		opts = append(opts, WithMeter(d.Meter))
-	}
+	opts = append(opts, WithLogger(d.Logger.With("component", d.ID)))
+	opts = append(opts, WithMeter(d.Meter))
 	if d.MaxInFlight > 0 {
 		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
 	}
@@ -34,7 +30,7 @@ func factoryOptions(d registry.Deps) []Option {
 // they hold locked at once follows the route's max_in_flight.
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "receives from an Azure Service Bus queue or subscription under peek locks, sessions included",
-		func(_ context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+		func(_ context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
 			c, err := NewClient(cfg.Client)
 			if err != nil {
 				return nil, err
@@ -53,7 +49,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 // (`type: servicebus` under senders).
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "sends to Azure Service Bus queues and topics in message batches",
-		func(_ context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+		func(_ context.Context, cfg SenderConfig, d registry.Settings) (ports.Sender, error) {
 			c, err := NewClient(cfg.Client)
 			if err != nil {
 				return nil, err

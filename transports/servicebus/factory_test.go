@@ -20,7 +20,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("receiver Decode: %v", err)
 	}
-	r, err := rf.Build(t.Context(), rc, registry.Deps{ID: "sb-in", MaxInFlight: 20})
+	r, err := rf.Build(t.Context(), rc, registry.Settings{ID: "sb-in", MaxInFlight: 20})
 	if err != nil {
 		t.Fatalf("receiver Build: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sender Decode: %v", err)
 	}
-	s, err := sf.Build(t.Context(), sc, registry.Deps{})
+	s, err := sf.Build(t.Context(), sc, registry.Settings{})
 	if err != nil {
 		t.Fatalf("sender Build: %v", err)
 	}

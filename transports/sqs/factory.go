@@ -12,11 +12,9 @@ import (
 const FactoryType = "sqs"
 
 // factoryOptions turns registry dependencies into Options.
-func factoryOptions(d registry.Deps) []Option {
+func factoryOptions(d registry.Settings) []Option {
 	var opts []Option
-	if d.Logger != nil {
-		opts = append(opts, WithLogger(d.Logger.With("component", d.ID)))
-	}
+	opts = append(opts, WithLogger(d.Logger.With("component", d.ID)))
 	if d.MaxInFlight > 0 {
 		opts = append(opts, WithMaxInFlight(d.MaxInFlight))
 	}
@@ -27,7 +25,7 @@ func factoryOptions(d registry.Deps) []Option {
 // the number of messages held at once follows the route's max_in_flight.
 func ReceiverFactory() registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "long-polls an Amazon SQS queue, deleting messages once handled",
-		func(ctx context.Context, cfg ReceiverConfig, d registry.Deps) (ports.Receiver, error) {
+		func(ctx context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
 			c, err := NewClient(ctx, cfg.Client)
 			if err != nil {
 				return nil, err
@@ -39,7 +37,7 @@ func ReceiverFactory() registry.ReceiverFactory {
 // SenderFactory builds batching senders (`type: sqs` under senders).
 func SenderFactory() registry.SenderFactory {
 	return registry.Sender(FactoryType, "sends to Amazon SQS queues in batches of up to 10",
-		func(ctx context.Context, cfg SenderConfig, d registry.Deps) (ports.Sender, error) {
+		func(ctx context.Context, cfg SenderConfig, d registry.Settings) (ports.Sender, error) {
 			c, err := NewClient(ctx, cfg.Client)
 			if err != nil {
 				return nil, err

@@ -15,7 +15,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("receiver Decode: %v", err)
 	}
-	if _, err := rf.Build(t.Context(), rc, registry.Deps{MaxInFlight: 20}); err != nil {
+	if _, err := rf.Build(t.Context(), rc, registry.Settings{MaxInFlight: 20}); err != nil {
 		t.Fatalf("receiver Build: %v", err)
 	}
 	if _, err := rf.Decode(map[string]any{"queue": "orders", "max_messages": 11}); err == nil {
@@ -28,7 +28,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sender Decode: %v", err)
 	}
-	if _, err := sf.Build(t.Context(), sc, registry.Deps{}); err != nil {
+	if _, err := sf.Build(t.Context(), sc, registry.Settings{}); err != nil {
 		t.Fatalf("sender Build: %v", err)
 	}
 }
