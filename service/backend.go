@@ -275,14 +275,17 @@ func (b *Service) parseAndValidate(yaml []byte) (*config.File, []config.Warning,
 	b.mu.Lock()
 	allowed := slices.Clone(b.trustedRefs)
 	b.mu.Unlock()
-	f, err := b.opts.Parse(yaml, config.WithAllowedRefs(allowed))
-	if err != nil {
-		return nil, nil, err
+	// A partial parse keeps what decoded, so that one answer lists every
+	// problem: an unknown key beside a bad plugin setting.
+	f, perr := b.opts.Parse(yaml, config.WithAllowedRefs(allowed), config.WithPartial())
+	if f == nil {
+		return nil, nil, perr
 	}
 	b.mu.Lock()
 	refused := b.refsChange(f)
 	b.mu.Unlock()
-	warns, err := Validate(f, b.opts.Registry, sortedKeys(b.opts.Processors))
+	warns, verr := Validate(f, b.opts.Registry, sortedKeys(b.opts.Processors))
+	err := config.JoinProblems(perr, verr)
 	if len(refused) > 0 {
 		var ps config.Problems
 		if errors.As(err, &ps) {
