@@ -102,6 +102,9 @@ type Stats struct {
 	Requests map[string]int64
 	// ReadUnits and WriteUnits are the reported capacity units by call.
 	ReadUnits, WriteUnits map[string]float64
+	// FencedWrites counts the claims, completes and replays refused for
+	// a stale lease token (gobridge_dynamodb_fenced_writes_total).
+	FencedWrites int64
 }
 
 func (c *capacityMeter) stats() Stats {

@@ -61,7 +61,7 @@ func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) e
 			{Delete: &types.Delete{TableName: aws.String(s.tables.outbox), Key: keyS(pkIndex+id, outboxMetaSK)}},
 		}})
 		if conditionCancelled(err) {
-			return staleRecord(id, tok)
+			return s.staleRecord(id, tok)
 		}
 	default:
 		_, err = s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
@@ -70,7 +70,7 @@ func (s *Store) Complete(ctx context.Context, id string, tok ports.LeaseToken) e
 			ExpressionAttributeValues: v,
 		})
 		if isConditionFailed(err) {
-			return staleRecord(id, tok)
+			return s.staleRecord(id, tok)
 		}
 	}
 	return classify("complete", err)
@@ -125,14 +125,17 @@ func (s *Store) whyRefused(ctx context.Context, loc location, id string, tok por
 	if out.Item == nil {
 		return notFound(id)
 	}
-	return staleRecord(id, tok)
+	return s.staleRecord(id, tok)
 }
 
 func notFound(id string) error {
 	return fault.ErrNotFound.WithMessage(fmt.Sprintf("dynamodb store: no outbox record %q", clip(id)))
 }
 
-func staleRecord(id string, tok ports.LeaseToken) error {
+// staleRecord counts and reports a write refused because a newer token
+// stamped the record.
+func (s *Store) staleRecord(id string, tok ports.LeaseToken) error {
+	s.fenced.add()
 	return fault.ErrStaleFencingToken.WithMessage(fmt.Sprintf(
 		"dynamodb store: record %q was claimed with a newer token than version %d", clip(id), tok.Version))
 }

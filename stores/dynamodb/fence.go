@@ -35,6 +35,7 @@ func (s *Store) fence(ctx context.Context, pk string, tok ports.LeaseToken) erro
 	mark := uint64(getN(out.Item, attrFence))
 	switch {
 	case tok.Version < mark:
+		s.fenced.add()
 		return staleToken(pk, tok, mark)
 	case tok.Version == mark:
 		return nil
@@ -47,6 +48,7 @@ func (s *Store) fence(ctx context.Context, pk string, tok ports.LeaseToken) erro
 		ExpressionAttributeValues: values(":v", avN(int64(tok.Version))),
 	})
 	if isConditionFailed(err) {
+		s.fenced.add()
 		return staleToken(pk, tok, 0)
 	}
 	return classify("UpdateItem (fence)", err)

@@ -21,6 +21,7 @@ type Store struct {
 	clock    ports.Clock
 	log      *slog.Logger
 	capacity *capacityMeter
+	fenced   *fencedWrites
 	seq      *sequencer
 
 	staleClaimAge    time.Duration
@@ -60,6 +61,7 @@ func Open(ctx context.Context, c Config, opts ...Option) (*Store, error) {
 		clock:            o.clock,
 		log:              o.logger,
 		capacity:         newCapacityMeter(o.meter, label),
+		fenced:           newFencedWrites(o.meter, label),
 		seq:              &sequencer{tag: rand.Uint64()},
 		staleClaimAge:    c.StaleClaimAge,
 		clockSkew:        c.ClockSkew,
@@ -83,8 +85,13 @@ func Open(ctx context.Context, c Config, opts ...Option) (*Store, error) {
 }
 
 // Stats returns the requests sent and the capacity units DynamoDB
-// reported since Open, by store call.
-func (s *Store) Stats() Stats { return s.capacity.stats() }
+// reported since Open, by store call, and the writes refused for a stale
+// token.
+func (s *Store) Stats() Stats {
+	st := s.capacity.stats()
+	st.FencedWrites = s.fenced.n.Load()
+	return st
+}
 
 // Close releases nothing the tables need: every write is durable when its
 // call returns. It exists so that the bridge closes every store alike.

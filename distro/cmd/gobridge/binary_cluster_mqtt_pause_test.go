@@ -31,15 +31,23 @@ import (
 // on the broker connection the new owner took over). The store's
 // fenced-write counter, the lease-check skips, the route's fenced
 // deliveries and the stale-token step-downs of the woken instance are
-// logged; the step-downs are checked.
+// logged; the step-downs are checked. The instances share one SQLite
+// file.
 func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a minute")
 	}
+	testMQTTPausedOwner(t, sqliteCluster, 2000)
+}
+
+// testMQTTPausedOwner is TestClusterMQTTExclusivePausedOwner on the store
+// st, with defMessages MQTT messages unless GOBRIDGE_CLUSTER_MESSAGES says
+// otherwise.
+func testMQTTPausedOwner(t *testing.T, st clusterStore, defMessages int) {
 	brokerUp(t, "127.0.0.1:5672")
 	brokerUp(t, "127.0.0.1:1883")
 	pauses := envInt("GOBRIDGE_CLUSTER_PAUSES", 2)
-	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", 2000)
+	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", defMessages)
 	suffix := fmt.Sprint(time.Now().UnixNano())
 	topic := "gobridge-cluster/" + suffix + "/telemetry"
 	orders, telemetry := "gobridge-mqps-orders-"+suffix, "gobridge-mqps-telemetry-"+suffix
@@ -47,7 +55,7 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 	for i := range 3 {
 		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
 		node.cfg = filepath.Join(c.dir, node.id+".yaml")
-		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry)
+		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry, st)
 		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +80,7 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 			recent := time.Now().Add(-time.Second)
 			return c.sink.sentBy(n.id, recent) > 0 && (pub.ended() || tel.sentBy(n.id, recent) > 0)
 		}
-		p := c.pauseActive(l, sqliteCluster, ready)
+		p := c.pauseActive(l, st, ready)
 		stops += p.attempts
 		took := time.Since(p.stopped)
 		takeovers = append(takeovers, took)
@@ -125,8 +133,8 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 		}
 	}
 	mqttDups, httpDups := tel.duplicates(nil), c.sink.duplicates(retried)
-	t.Logf("MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d pauses (%d more froze an instance in a SQLite write); takeover median %v, max %v; after waking, the paused instances delivered %d MQTT and %d HTTP messages already in hand (each delivered again by the new owner), %v writes fenced off by the store, %v drainer lease-check skips, %v direct_hold deliveries fenced",
-		messages, mqttDups, len(accepted), httpDups, n, stops-n, median(takeovers), slices.Max(takeovers), mqttLate, httpLate, sum.store, sum.skipped, sum.route)
+	t.Logf("%s store: MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d pauses (%d more froze an instance in a SQLite write); takeover median %v, max %v; after waking, the paused instances delivered %d MQTT and %d HTTP messages already in hand (each delivered again by the new owner), %v writes fenced off by the store, %v drainer lease-check skips, %v direct_hold deliveries fenced",
+		st.name, messages, mqttDups, len(accepted), httpDups, n, stops-n, median(takeovers), slices.Max(takeovers), mqttLate, httpLate, sum.store, sum.skipped, sum.route)
 	// A pause that froze an instance in a SQLite write is resumed after
 	// more than lease_ttl, so the instance may lose its term on waking:
 	// it can cost a handover too.

@@ -19,8 +19,8 @@ import (
 	"github.com/gobridge-oss/gobridge/transports/mqtt"
 )
 
-// The MQTT cluster test runs three gobridge processes on one SQLite file
-// with two routes: an exclusive MQTT source (a plain subscription under
+// The MQTT cluster test runs three gobridge processes on one store (a
+// SQLite file, or a DynamoDB table set) with two routes: an exclusive MQTT source (a plain subscription under
 // one fixed client id shared by every instance, QoS 1, a durable broker
 // session) forwarded in direct_hold to a RabbitMQ queue, whose session
 // connects only on the holder of the route's lease; and HTTP ingress on
@@ -38,7 +38,7 @@ import (
 // the bridge delivered below mqttMaxLead.
 const mqttMaxLead = 500
 
-func mqttClusterConfig(id string, p testPorts, clientID, topic, orders, telemetry string) string {
+func mqttClusterConfig(id string, p testPorts, clientID, topic, orders, telemetry string, st clusterStore) string {
 	return fmt.Sprintf(`
 bridge: {id: cl, deployment: clustered, instance_id: %s, shutdown_timeout: 5s}
 sessions:
@@ -103,7 +103,7 @@ http:
   monitor_addr: "127.0.0.1:%d"
   admin_api_key: %s
 `, id, id, orders, telemetry, clientID, p.ingress, topic, id, orders, telemetry,
-		clusterTTL, clusterTTL, sqliteCluster.stores, p.admin, p.monitor, testKey)
+		clusterTTL, clusterTTL, st.stores, p.admin, p.monitor, testKey)
 }
 
 // mqttPublisher publishes numbered QoS 1 messages to topic, each once
@@ -196,15 +196,22 @@ func (s *sink) received() int {
 // lease within lease_ttl + 1s, without any process restarting, and its
 // MQTT session resumes the broker session the dead one held; nothing
 // published or accepted is lost, and the MQTT duplicates stay within one
-// receive_maximum (100) per kill.
+// receive_maximum (100) per kill. The instances share one SQLite file.
 func TestClusterMQTTExclusiveFailoverOnKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a minute")
 	}
+	testMQTTFailoverOnKill(t, sqliteCluster, 2000)
+}
+
+// testMQTTFailoverOnKill is TestClusterMQTTExclusiveFailoverOnKill on the
+// store st, with defMessages MQTT messages unless
+// GOBRIDGE_CLUSTER_MESSAGES says otherwise.
+func testMQTTFailoverOnKill(t *testing.T, st clusterStore, defMessages int) {
 	brokerUp(t, "127.0.0.1:5672")
 	brokerUp(t, "127.0.0.1:1883")
 	kills := envInt("GOBRIDGE_CLUSTER_KILLS", 3)
-	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", 2000)
+	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", defMessages)
 	suffix := fmt.Sprint(time.Now().UnixNano())
 	topic := "gobridge-cluster/" + suffix + "/telemetry"
 	orders, telemetry := "gobridge-mqcl-orders-"+suffix, "gobridge-mqcl-telemetry-"+suffix
@@ -212,7 +219,7 @@ func TestClusterMQTTExclusiveFailoverOnKill(t *testing.T) {
 	for i := range 3 {
 		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
 		node.cfg = filepath.Join(c.dir, node.id+".yaml")
-		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry)
+		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry, st)
 		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -265,8 +272,8 @@ func TestClusterMQTTExclusiveFailoverOnKill(t *testing.T) {
 	telCluster.waitDelivered(seqs)
 	mqttDups, httpDups := tel.duplicates(nil), c.sink.duplicates(retried)
 	n := len(failovers)
-	t.Logf("MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d kills; failover (lease won) median %v, max %v; MQTT forwarding again after median %v, max %v",
-		messages, mqttDups, len(accepted), httpDups, n, median(failovers), slices.Max(failovers), medianOr(resumed), maxOr(resumed))
+	t.Logf("%s store: MQTT: %d published, all forwarded, %d duplicates; HTTP: %d accepted, all delivered, %d duplicates; %d kills; failover (lease won) median %v, max %v; MQTT forwarding again after median %v, max %v",
+		st.name, messages, mqttDups, len(accepted), httpDups, n, median(failovers), slices.Max(failovers), medianOr(resumed), maxOr(resumed))
 	if max := slices.Max(failovers); max > clusterTTL+time.Second {
 		t.Errorf("a failover took %v, more than lease_ttl + 1s = %v", max, clusterTTL+time.Second)
 	}
