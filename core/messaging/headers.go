@@ -102,7 +102,9 @@ func StripIngress(h map[string]any, trust bool) int {
 	// Rename in sorted order so that, when several mixed-case spellings of
 	// one header arrive without the lower-case one, the same spelling wins
 	// on every run regardless of map iteration order.
-	slices.Sort(renames)
+	if len(renames) > 1 {
+		slices.Sort(renames)
+	}
 	for _, k := range renames {
 		v := h[k]
 		delete(h, k)

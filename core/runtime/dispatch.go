@@ -28,7 +28,7 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 	}
 	fanOut := len(plans) > 1
 	for _, p := range plans {
-		b := rn.bindings[p.BindingID]
+		b := rn.binding(p.BindingID)
 		if b == nil {
 			w.failures = append(w.failures, dispatchFailure{bindingID: p.BindingID, address: p.Address,
 				err: fault.ErrNotFound.WithMessage("resolver chose binding \"" + p.BindingID + "\", which is not on the route")})

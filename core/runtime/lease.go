@@ -115,6 +115,12 @@ type leaseTable struct {
 	heap leaseHeap
 	wake chan struct{} // the earliest due time may have changed
 	ext  sync.WaitGroup
+	// next is when run wakes up next by itself, or has been poked to
+	// wake for; the zero time while it waits for a poke alone. A lease
+	// due no earlier needs no poke: run finds it when it wakes up, so a
+	// route whose leases all settle in time wakes run about once per
+	// lease period rather than whenever its heap runs empty.
+	next time.Time
 }
 
 func newLeaseTable(rn *runner) *leaseTable {
@@ -124,9 +130,12 @@ func newLeaseTable(rn *runner) *leaseTable {
 func (t *leaseTable) add(h *heldLease) {
 	t.mu.Lock()
 	heap.Push(&t.heap, h)
-	first := h.idx == 0
+	wake := t.next.IsZero() || h.due.Before(t.next)
+	if wake {
+		t.next = h.due
+	}
 	t.mu.Unlock()
-	if first {
+	if wake {
 		t.poke()
 	}
 }
@@ -164,8 +173,10 @@ func (t *leaseTable) run(ctx context.Context) {
 			go t.extend(h)
 		}
 		wait := time.Duration(-1)
+		t.next = time.Time{}
 		if len(t.heap) > 0 {
 			wait = t.heap[0].due.Sub(now)
+			t.next = t.heap[0].due
 		}
 		t.mu.Unlock()
 		var fire <-chan time.Time

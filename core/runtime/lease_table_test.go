@@ -147,3 +147,72 @@ func BenchmarkLeasedDelivery(b *testing.B) {
 		})
 	}
 }
+
+// settledInTurn emits its leased deliveries one at a time, each once the
+// one before it is settled, then waits for the route to stop.
+type settledInTurn []*leasedDelivery
+
+func (s settledInTurn) Run(ctx context.Context, emit ports.EmitFunc) error {
+	for _, d := range s {
+		if err := emit(ctx, d); err != nil {
+			return err
+		}
+		select {
+		case <-d.settledC:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// holdBySubject holds each send for the time its message's subject maps
+// to (none when it maps to nothing).
+type holdBySubject map[string]time.Duration
+
+func (h holdBySubject) Send(ctx context.Context, m ports.OutboundMessage) error {
+	hold, ok := h[m.Envelope.Subject]
+	if !ok {
+		return nil
+	}
+	return slowTarget{hold: hold}.Send(ctx, m)
+}
+
+// TestShortLeaseAfterALongOneIsExtended: the lease table sleeps until the
+// earliest lease it knows of falls due, and keeps that wake-up after the
+// lease settles. A shorter lease that arrives later must still wake it in
+// time: here a message with a one-hour lease is held for 50 ms (long
+// enough for the table to plan its wake-up for it) and settles, then a
+// message with a 150 ms lease is held by a slow target for four leases.
+func TestShortLeaseAfterALongOneIsExtended(t *testing.T) {
+	const lease = 150 * time.Millisecond
+	long := newLeasedDelivery(time.Hour, nil)
+	long.env.Subject = "long"
+	short := newLeasedDelivery(lease, nil)
+	short.env.Subject = "short"
+	hold := holdBySubject{"long": 50 * time.Millisecond, "short": 4 * lease}
+	stop := start(t, []runtime.Route{{ID: "r", Receiver: settledInTurn{long, short},
+		Bindings: []runtime.Binding{{ID: "b", Sender: hold}}}},
+		runtime.Options{DLQ: newMemDLQ()})
+	select {
+	case <-short.settledC:
+	case <-waitCtx(t).Done():
+		t.Fatal("never settled")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]*leasedDelivery{"long": long, "short": short} {
+		d.mu.Lock()
+		if d.settled != "ack" || d.late {
+			t.Errorf("%s: settled %q, extended after settling %v", name, d.settled, d.late)
+		}
+		d.mu.Unlock()
+	}
+	short.mu.Lock()
+	defer short.mu.Unlock()
+	if len(short.extends) < 2 {
+		t.Errorf("short lease extended %d times while its send took 4 leases", len(short.extends))
+	}
+}

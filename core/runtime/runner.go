@@ -32,11 +32,15 @@ type runner struct {
 	caps     ports.ReceiverCapabilities
 	resolver ports.DestinationResolver
 	bindings map[string]*Binding
+	// byIndex lists the bindings in route order, for lookups that scan
+	// (see binding).
+	byIndex  []*Binding
 	attempts *attemptTracker
 	seed     maphash.Seed // keys the attempt tracker's content hashes
 	m        routeMetrics
 	tracer   telemetry.Tracer
-	timed    bool // a real meter wants gobridge_route_handle_seconds
+	traced   bool // tracer is not the no-op one
+	timed    bool // a real meter: record metrics, gobridge_route_handle_seconds among them
 	single   bool
 	outbox   bool       // shared_outbox: persist instead of send
 	depth    *depthGate // shared_outbox only
@@ -94,6 +98,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		seed:          maphash.MakeSeed(),
 		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
 		tracer:        opts.Tracer,
+		traced:        opts.Tracer != telemetry.NoopTracer(),
 		timed:         !telemetry.IsNoop(opts.Meter),
 		single:        r.DispatchMode == Single,
 		outbox:        r.DeliveryMode == SharedOutbox,
@@ -109,6 +114,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 	bs := make([]routing.Binding, len(r.Bindings))
 	for i := range r.Bindings {
 		rn.bindings[r.Bindings[i].ID] = &r.Bindings[i]
+		rn.byIndex = append(rn.byIndex, &r.Bindings[i])
 		bs[i] = routing.Binding{ID: r.Bindings[i].ID, Address: r.Bindings[i].Address}
 	}
 	if rn.resolver == nil {
@@ -220,6 +226,26 @@ func (rn *runner) stopWorkers(deadline <-chan struct{}) {
 	rn.cancelWork()
 	rn.cancelSettle()
 	rn.closeInline()
+}
+
+// scanBindings is the most bindings a lookup compares one by one before it
+// hashes the ID instead.
+const scanBindings = 8
+
+// binding returns the route's binding called id, nil when there is none. A
+// route has few bindings and a resolver's plans carry the binding's own ID
+// string, which compares equal at once, so scanning beats hashing the ID
+// for the map on every send.
+func (rn *runner) binding(id string) *Binding {
+	if len(rn.byIndex) > scanBindings {
+		return rn.bindings[id]
+	}
+	for _, b := range rn.byIndex {
+		if b.ID == id {
+			return b
+		}
+	}
+	return nil
 }
 
 // refreshCoarse sets the coarse clock to now and returns its value. It

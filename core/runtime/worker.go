@@ -9,6 +9,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // worker handles one delivery at a time. It owns a processor chain built
@@ -85,9 +86,12 @@ func (w *worker) handle(d ports.Delivery) {
 	if rn.timed {
 		start = rn.opts.Clock.Now()
 	}
-	rn.m.received.Add(1)
-	rn.m.inFlight.Add(1)
-	defer rn.m.inFlight.Add(-1)
+	if rn.timed {
+		// A no-op meter needs no calls.
+		rn.m.received.Add(1)
+		rn.m.inFlight.Add(1)
+		defer rn.m.inFlight.Add(-1)
+	}
 
 	ctx := w.baseCtx
 	if ac, ok := d.(ports.AbandonContexter); ok {
@@ -111,7 +115,10 @@ func (w *worker) handle(d ports.Delivery) {
 	env := d.Envelope()
 	w.prepare(env)
 	ctx, held := w.keepLease(ctx, d)
-	ctx, span := rn.tracer.Start(ctx, "gobridge.route", env)
+	var span telemetry.Span
+	if rn.traced {
+		ctx, span = rn.tracer.Start(ctx, "gobridge.route", env)
+	}
 	err := w.process(ctx, d, env)
 	w.releaseLease(held) // no extension may run once settling begins
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
@@ -120,7 +127,9 @@ func (w *worker) handle(d ports.Delivery) {
 	if so, ok := d.(ports.SettleObserver); ok {
 		so.Settled(w.outcome)
 	}
-	span.End(err)
+	if span != nil {
+		span.End(err)
+	}
 	if rn.timed {
 		w.observeHandled(env, err, start)
 	}
@@ -145,8 +154,11 @@ func (w *worker) settleSafely(ctx context.Context, d ports.Delivery, env *messag
 // the correlation, route and source headers.
 func (w *worker) prepare(env *messaging.Envelope) {
 	ensureHeaders(env)
-	messaging.StripIngress(env.Headers, w.rn.route.TrustBridgeHeaders)
-	if _, ok := env.Headers[messaging.HeaderCorrelationID]; !ok {
+	trust := w.rn.route.TrustBridgeHeaders
+	messaging.StripIngress(env.Headers, trust)
+	// Without trust, stripping removed every x-bridge.* header, the
+	// correlation ID among them: only a trusted upstream's can be left.
+	if !trust || !hasHeader(env.Headers, messaging.HeaderCorrelationID) {
 		// A message that starts a conversation is correlated by its own ID.
 		id := env.ID
 		if id == "" {
@@ -158,6 +170,12 @@ func (w *worker) prepare(env *messaging.Envelope) {
 	env.Headers[messaging.HeaderSourceID] = w.rn.sourceIDValue
 	w.origID, w.origSubj, w.origBody = env.ID, env.Subject, env.PayloadView()
 	w.keyed = false
+}
+
+// hasHeader reports whether h holds name, whatever its value.
+func hasHeader(h map[string]any, name string) bool {
+	_, ok := h[name]
+	return ok
 }
 
 // process runs the expiry check, the processor chain and the dispatch. It
