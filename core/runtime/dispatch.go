@@ -11,7 +11,10 @@ import (
 // failures and fan-out acceptances on the worker.
 func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 	rn := w.rn
-	plans, err := rn.resolver.Resolve(ctx, env)
+	plans, err := rn.fixed, error(nil)
+	if plans == nil {
+		plans, err = rn.resolver.Resolve(ctx, env)
+	}
 	if err == nil && len(plans) == 0 {
 		err = fault.ErrNotFound.WithMessage("resolver returned no destination")
 	}

@@ -1,12 +1,14 @@
 package runtime_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 )
 
@@ -93,4 +95,44 @@ func maps(in map[string]any, id string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// overrideTo is a processor that steers every message to binding id.
+type overrideTo string
+
+func (overrideTo) Name() string { return "override" }
+func (o overrideTo) Process(ctx context.Context, env *messaging.Envelope, next ports.ProcessorFunc) error {
+	env.Headers[messaging.HeaderRouteOverride] = string(o)
+	return next(ctx, env)
+}
+
+// TestProcessorOverrideSteersTheDefaultResolver: ingress strips an
+// inbound route override (see above), but one a processor sets still
+// picks the binding, with either default resolver.
+func TestProcessorOverrideSteersTheDefaultResolver(t *testing.T) {
+	for _, mode := range []runtime.DispatchMode{runtime.Single, runtime.FanOut} {
+		t.Run(string(mode), func(t *testing.T) {
+			recv := memtransport.NewReceiver(memtransport.Options{})
+			snd := memtransport.NewSender(memtransport.SenderOptions{})
+			start(t, []runtime.Route{{
+				ID: "r1", Receiver: recv, DispatchMode: mode, Processors: []ports.Processor{overrideTo("b2")},
+				Policy: runtime.Policy{OnExpired: runtime.Drop, OnPermanentFailure: runtime.Drop},
+				Bindings: []runtime.Binding{
+					{ID: "b1", Sender: snd, Address: "topic/one"},
+					{ID: "b2", Sender: snd, Address: "topic/two"},
+				},
+			}}, runtime.Options{})
+			publish(t, recv, messaging.NewEnvelope("orders.created", []byte("payload")))
+			if err := snd.WaitSent(waitCtx(t), 1); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range snd.Sent() {
+				got = append(got, m.Address)
+			}
+			if diff := cmp.Diff([]string{"topic/two"}, got); diff != "" {
+				t.Errorf("addresses (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -31,6 +31,9 @@ type runner struct {
 	log      *slog.Logger
 	caps     ports.ReceiverCapabilities
 	resolver ports.DestinationResolver
+	// fixed, when not nil, is what resolver answers for every message
+	// (see resolve).
+	fixed    []ports.DispatchPlan
 	bindings map[string]*Binding
 	// byIndex lists the bindings in route order, for lookups that scan
 	// (see binding).
@@ -127,6 +130,14 @@ func newRunner(r Route, opts Options) (*runner, error) {
 			return nil, err
 		}
 		rn.resolver = res
+		if len(r.Processors) == 0 {
+			// The default resolver answers with fixed plans unless the
+			// message carries a route override. Ingress strips an inbound
+			// one and no processor can set one, so ask it once.
+			if rn.fixed, err = res.Resolve(context.Background(), messaging.NewEnvelope("", nil)); err != nil || len(rn.fixed) == 0 {
+				rn.fixed = nil
+			}
+		}
 	}
 	if rn.outbox {
 		rn.depth = newDepthGate(opts.Outbox, opts.Clock, rn.policy.Outbox)
