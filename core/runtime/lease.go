@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"container/heap"
 	"context"
 	"sync"
 	"time"
@@ -27,10 +26,14 @@ type heldLease struct {
 	cancel context.CancelCauseFunc
 	own    bool // cancel ends a context made for this delivery alone
 
-	until    time.Time // current end of the lease
-	due      time.Time // when to extend: a third of the period before until
-	idx      int       // position in the table's heap, -1 when not in it
+	until time.Time // current end of the lease
+	// due is when to extend, a third of the period before until, in
+	// Unix nanoseconds: the table compares it with integers rather than
+	// time.Time arithmetic on every delivery.
+	due      int64
+	idx      int // position in the table's heap, -1 when not in it
 	stopped  bool
+	popped   bool           // the table started an extension during this hold
 	extended sync.WaitGroup // an extension in progress
 }
 
@@ -46,7 +49,9 @@ type heldLease struct {
 // worker's, reused from one delivery to the next until a lease is lost or
 // a send times out, so the common case allocates no context and its sends
 // keep the guarded path.
-func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Context, *heldLease) {
+//
+// base says whether parent is the worker's base context.
+func (w *worker) keepLease(parent context.Context, d ports.Delivery, base bool) (context.Context, *heldLease) {
 	l, ok := d.(ports.Leased)
 	if !ok {
 		return parent, nil
@@ -59,9 +64,10 @@ func (w *worker) keepLease(parent context.Context, d ports.Delivery) (context.Co
 	// The worker's one held lease is reused: once released, the table
 	// and any extension are done with it.
 	h := &w.held
-	h.d, h.msgID, h.period, h.until, h.due, h.own, h.stopped = d, w.origID, period, until, until.Add(-period/3), false, false
+	h.d, h.msgID, h.period, h.until, h.due = d, w.origID, period, until, dueOf(until, period)
+	h.own, h.stopped, h.popped = false, false, false
 	ctx := parent
-	if parent == w.baseCtx {
+	if base {
 		ctx, h.cancel = w.leaseContext()
 		w.guarded = ctx
 	} else {
@@ -78,8 +84,9 @@ func (w *worker) releaseLease(h *heldLease) {
 	if h == nil {
 		return
 	}
-	w.rn.leases.remove(h)
-	h.extended.Wait()
+	if w.rn.leases.remove(h) {
+		h.extended.Wait()
+	}
 	if h.own {
 		h.cancel(nil)
 	} else {
@@ -94,15 +101,22 @@ func (w *worker) releaseLease(h *heldLease) {
 // guard's watchdog times out its sends as it does the base context's, and
 // it carries the worker's settlement scope.
 func (w *worker) leaseContext() (context.Context, context.CancelCauseFunc) {
-	if w.leaseCtx == nil || w.leaseCtx.Err() != nil || w.leaseFrom != w.guard.current() {
+	if w.leaseCtx == nil || w.leaseBase.Err() != nil || w.leaseFrom != w.guard.cur.Load() {
 		if w.leaseCancel != nil {
 			w.leaseCancel(context.Canceled)
 		}
-		w.leaseFrom = w.guard.current()
-		ctx, cancel := context.WithCancelCause(w.leaseFrom)
-		w.leaseCtx, w.leaseCancel = ports.WithSettleScope(ctx, &w.scope), cancel
+		w.leaseFrom = w.guard.cur.Load()
+		ctx, cancel := context.WithCancelCause(w.leaseFrom.ctx)
+		w.leaseBase, w.leaseCancel = ctx, cancel
+		w.leaseCtx = ports.WithSettleScope(ctx, &w.scope)
 	}
 	return w.leaseCtx, w.leaseCancel
+}
+
+// dueOf is when a lease of period that ends at until needs extending, in
+// Unix nanoseconds: when a third of it is left.
+func dueOf(until time.Time, period time.Duration) int64 {
+	return until.UnixNano() - int64(period/3)
 }
 
 // leaseTable keeps the leases of a route's in-flight deliveries in a heap
@@ -116,11 +130,13 @@ type leaseTable struct {
 	wake chan struct{} // the earliest due time may have changed
 	ext  sync.WaitGroup
 	// next is when run wakes up next by itself, or has been poked to
-	// wake for; the zero time while it waits for a poke alone. A lease
-	// due no earlier needs no poke: run finds it when it wakes up, so a
-	// route whose leases all settle in time wakes run about once per
-	// lease period rather than whenever its heap runs empty.
-	next time.Time
+	// wake for (a due time), when armed; while not armed run waits for a
+	// poke alone. A lease due no earlier needs no poke: run finds it when
+	// it wakes up, so a route whose leases all settle in time wakes run
+	// about once per lease period rather than whenever its heap runs
+	// empty.
+	next  int64
+	armed bool
 }
 
 func newLeaseTable(rn *runner) *leaseTable {
@@ -129,10 +145,10 @@ func newLeaseTable(rn *runner) *leaseTable {
 
 func (t *leaseTable) add(h *heldLease) {
 	t.mu.Lock()
-	heap.Push(&t.heap, h)
-	wake := t.next.IsZero() || h.due.Before(t.next)
+	t.heap.push(h)
+	wake := !t.armed || h.due < t.next
 	if wake {
-		t.next = h.due
+		t.next, t.armed = h.due, true
 	}
 	t.mu.Unlock()
 	if wake {
@@ -141,14 +157,17 @@ func (t *leaseTable) add(h *heldLease) {
 }
 
 // remove takes h out of the table; an extension in progress finishes and
-// is not followed by another.
-func (t *leaseTable) remove(h *heldLease) {
+// is not followed by another. It reports whether the table started an
+// extension of h, which the caller must then wait for (h.extended).
+func (t *leaseTable) remove(h *heldLease) bool {
 	t.mu.Lock()
 	h.stopped = true
 	if h.idx >= 0 {
-		heap.Remove(&t.heap, h.idx)
+		t.heap.remove(h.idx)
 	}
+	popped := h.popped
 	t.mu.Unlock()
+	return popped
 }
 
 func (t *leaseTable) poke() {
@@ -165,18 +184,19 @@ func (t *leaseTable) run(ctx context.Context) {
 	clk := t.rn.opts.Clock
 	for {
 		t.mu.Lock()
-		now := clk.Now()
-		for len(t.heap) > 0 && !t.heap[0].due.After(now) {
-			h := heap.Pop(&t.heap).(*heldLease)
+		now := clk.Now().UnixNano()
+		for len(t.heap) > 0 && t.heap[0].due <= now {
+			h := t.heap.popMin()
+			h.popped = true
 			h.extended.Add(1)
 			t.ext.Add(1)
 			go t.extend(h)
 		}
 		wait := time.Duration(-1)
-		t.next = time.Time{}
-		if len(t.heap) > 0 {
-			wait = t.heap[0].due.Sub(now)
+		t.armed = len(t.heap) > 0
+		if t.armed {
 			t.next = t.heap[0].due
+			wait = time.Duration(t.next - now)
 		}
 		t.mu.Unlock()
 		var fire <-chan time.Time
@@ -220,37 +240,82 @@ func (t *leaseTable) extend(h *heldLease) {
 	}
 	rn.m.leaseExtended.Add(1)
 	t.mu.Lock()
-	h.until, h.due = next, next.Add(-h.period/3)
+	h.until, h.due = next, dueOf(next, h.period)
 	if !h.stopped {
-		heap.Push(&t.heap, h)
+		t.heap.push(h)
 	}
 	t.mu.Unlock()
 	t.poke()
 }
 
-// leaseHeap orders held leases by due time (container/heap).
+// leaseHeap is a binary min-heap of held leases by due time, each
+// knowing its index. It is written out for the one element type rather
+// than through container/heap, whose interface calls cost more than the
+// comparisons on a path every leased delivery takes twice.
 type leaseHeap []*heldLease
 
-func (q leaseHeap) Len() int           { return len(q) }
-func (q leaseHeap) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
-func (q leaseHeap) Swap(i, j int) {
+func (q *leaseHeap) push(h *heldLease) {
+	h.idx = len(*q)
+	*q = append(*q, h)
+	q.up(h.idx)
+}
+
+// popMin removes and returns the lease due first; q must not be empty.
+func (q *leaseHeap) popMin() *heldLease {
+	h := (*q)[0]
+	q.remove(0)
+	return h
+}
+
+// remove takes out the lease at index i.
+func (q *leaseHeap) remove(i int) {
+	old := *q
+	n := len(old) - 1
+	h := old[i]
+	if i != n {
+		q.swap(i, n)
+	}
+	old[n] = nil
+	*q = old[:n]
+	h.idx = -1
+	if i != n && !q.down(i) {
+		q.up(i)
+	}
+}
+
+func (q leaseHeap) swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
 	q[i].idx, q[j].idx = i, j
 }
 
-// Push appends x, a *heldLease.
-func (q *leaseHeap) Push(x any) {
-	h := x.(*heldLease)
-	h.idx = len(*q)
-	*q = append(*q, h)
+func (q leaseHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2 // parent
+		if q[j].due >= q[i].due {
+			return
+		}
+		q.swap(i, j)
+		j = i
+	}
 }
 
-// Pop removes the last element.
-func (q *leaseHeap) Pop() any {
-	old := *q
-	h := old[len(old)-1]
-	old[len(old)-1] = nil
-	h.idx = -1
-	*q = old[:len(old)-1]
-	return h
+// down moves the lease at i towards the leaves and reports whether it
+// moved.
+func (q leaseHeap) down(i0 int) bool {
+	i, n := i0, len(q)
+	for {
+		j := 2*i + 1 // left child
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && q[r].due < q[j].due {
+			j = r
+		}
+		if q[j].due >= q[i].due {
+			break
+		}
+		q.swap(i, j)
+		i = j
+	}
+	return i > i0
 }

@@ -19,11 +19,11 @@ import (
 // The address travels beside the envelope; the subject is never touched.
 func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
 	msg := ports.OutboundMessage{Envelope: outboundEnvelope(env, b, p), Address: addr, NotBefore: b.notBefore()}
-	if ctx == w.baseCtx || (ctx == w.guarded && ctx.Err() == nil) {
+	if base := ctx == w.baseCtx; base || (w.guarded != nil && ctx == w.guarded && ctx.Err() == nil) {
 		// The common cases: reuse the worker's guard (no allocation). A
 		// guarded delivery context descends from the guard's, so the
 		// watchdog's cancel reaches it.
-		return w.guardedSend(ctx, b, msg)
+		return w.guardedSend(ctx, b, msg, base)
 	}
 	sctx, cancel := context.WithTimeout(ctx, w.rn.policy.SendTimeout)
 	err := b.Sender.Send(sctx, msg)
@@ -34,17 +34,19 @@ func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, add
 	return err
 }
 
-// guardedSend sends msg under the worker's send guard. The guard is stopped
-// in a deferred call so that a Sender that panics (whoever recovers the
-// panic) cannot leave it armed, or its context cancelled, for the next send.
-func (w *worker) guardedSend(ctx context.Context, b *Binding, msg ports.OutboundMessage) (err error) {
+// guardedSend sends msg under the worker's send guard; base says whether
+// ctx is the worker's base context, which the guard's context replaces.
+// The guard is stopped in a deferred call so that a Sender that panics
+// (whoever recovers the panic) cannot leave it armed, or its context
+// cancelled, for the next send.
+func (w *worker) guardedSend(ctx context.Context, b *Binding, msg ports.OutboundMessage, base bool) (err error) {
 	defer func() {
 		if w.guard.stop() && err != nil {
 			err = asTimeout(err, b.ID)
 		}
 	}()
 	gctx := w.guard.start(w.rn.coarseNow.Load())
-	if ctx == w.baseCtx {
+	if base {
 		ctx = gctx
 	}
 	return b.Sender.Send(ctx, msg)

@@ -27,11 +27,13 @@ type worker struct {
 	// the send guard's context (abandonable deliveries), else nil.
 	guarded context.Context
 	// leaseCtx is the context leased deliveries are handled under, reused
-	// until cancelled (see leaseContext); leaseFrom is the guard context
-	// it derives from.
+	// until cancelled (see leaseContext); leaseBase is the cancellable
+	// context it wraps, and leaseFrom the send guard's context it
+	// derives from.
 	leaseCtx    context.Context
+	leaseBase   context.Context
 	leaseCancel context.CancelCauseFunc
-	leaseFrom   context.Context
+	leaseFrom   *guardCtx
 	held        heldLease // the lease of the delivery in hand (see keepLease)
 
 	// Per-delivery state, reset by handle.
@@ -93,14 +95,14 @@ func (w *worker) handle(d ports.Delivery) {
 		defer rn.m.inFlight.Add(-1)
 	}
 
-	ctx := w.baseCtx
+	ctx, base := w.baseCtx, true
 	if ac, ok := d.(ports.AbandonContexter); ok {
 		// Derive from the send guard's context, so that the guard's
 		// watchdog can time out this delivery's sends without a timer per
 		// message (see send).
 		var cancel context.CancelFunc
 		ctx, cancel = followContext(w.guard.current(), ac.AbandonContext())
-		ctx = ports.WithSettleScope(ctx, &w.scope)
+		ctx, base = ports.WithSettleScope(ctx, &w.scope), false
 		w.guarded = ctx
 		defer func() {
 			cancel()
@@ -109,12 +111,13 @@ func (w *worker) handle(d ports.Delivery) {
 	} else if ab, ok := d.(ports.Abandoner); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = abandonable(ctx, ab.Abandoned())
+		base = false
 		defer cancel()
 	}
 
 	env := d.Envelope()
 	w.prepare(env)
-	ctx, held := w.keepLease(ctx, d)
+	ctx, held := w.keepLease(ctx, d, base)
 	var span telemetry.Span
 	if rn.traced {
 		ctx, span = rn.tracer.Start(ctx, "gobridge.route", env)
