@@ -52,8 +52,9 @@ type runner struct {
 	routeIDValue, sourceIDValue any
 
 	work       chan ports.Delivery
-	idle       chan *worker  // inline handling only (see inline.go)
-	intakeDone chan struct{} // closed when intake stops
+	idle       chan *worker                    // inline handling only (see inline.go)
+	intakeDone chan struct{}                   // closed when intake stops
+	intake     atomic.Pointer[context.Context] // the context intake runs under, once it runs
 
 	mu       sync.Mutex // guards pool and stopping
 	pool     []*worker
@@ -153,6 +154,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 // error unless the receiver merely stopped because ctx ended.
 func (rn *runner) runIntake(ctx context.Context) error {
 	defer close(rn.intakeDone)
+	rn.intake.Store(&ctx)
 	err := rn.route.Receiver.Run(ctx, rn.emit)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil
@@ -161,6 +163,17 @@ func (rn *runner) runIntake(ctx context.Context) error {
 		rn.log.Info("receiver finished; route takes no more deliveries")
 	}
 	return err
+}
+
+// intakeCtx is the context intake runs under, or a context that never
+// ends before intake starts. An inline delivery (handled on the
+// receiver's goroutine) watches it, since intake cannot stop while it
+// waits.
+func (rn *runner) intakeCtx() context.Context {
+	if p := rn.intake.Load(); p != nil {
+		return *p
+	}
+	return context.Background()
 }
 
 // emit is the ports.EmitFunc handed to the receiver.

@@ -23,6 +23,7 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 		rn.m.fenced.Add(1)
 		rn.m.unsettled.Add(1)
 		rn.log.Debug("lease lost: delivery left with its source", "message_id", env.ID)
+		w.holdWhileFenced()
 		return
 	}
 	if err == nil {
