@@ -318,8 +318,22 @@ func (rn *runner) sendEnd(bindingID string, start time.Time, err error) {
 	if start.IsZero() {
 		return
 	}
-	rn.sendTimed(bindingID, start)
+	bm := rn.bindingMetrics(bindingID)
+	bm.sendTime.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
 	if err == nil {
-		rn.m.binding[bindingID].sent.Add(1)
+		bm.sent.Add(1)
 	}
+}
+
+// bindingMetrics returns the instruments of the binding called id, found
+// as binding finds the binding: by scanning a route's few, else by hash.
+func (rn *runner) bindingMetrics(id string) bindingMetrics {
+	if len(rn.byIndex) <= scanBindings {
+		for i, b := range rn.byIndex {
+			if b.ID == id {
+				return rn.bms[i]
+			}
+		}
+	}
+	return rn.m.binding[id]
 }

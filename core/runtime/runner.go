@@ -38,6 +38,7 @@ type runner struct {
 	// byIndex lists the bindings in route order, for lookups that scan
 	// (see binding).
 	byIndex  []*Binding
+	bms      []bindingMetrics // the instruments of byIndex's bindings, in order
 	attempts *attemptTracker
 	seed     maphash.Seed // keys the attempt tracker's content hashes
 	m        routeMetrics
@@ -119,6 +120,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 	for i := range r.Bindings {
 		rn.bindings[r.Bindings[i].ID] = &r.Bindings[i]
 		rn.byIndex = append(rn.byIndex, &r.Bindings[i])
+		rn.bms = append(rn.bms, rn.m.binding[r.Bindings[i].ID])
 		bs[i] = routing.Binding{ID: r.Bindings[i].ID, Address: r.Bindings[i].Address}
 	}
 	if rn.resolver == nil {
