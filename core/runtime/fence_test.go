@@ -150,10 +150,19 @@ func TestFencedDeliveriesDoNotSpin(t *testing.T) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	// Give a spinning route every chance to show itself.
-	deadline := time.Now().Add(200 * time.Millisecond)
-	for time.Now().Before(deadline) && src.emits.Load() <= 2 {
-		time.Sleep(5 * time.Millisecond)
+	// Give a spinning route every chance to show itself: watch for a
+	// third emission for a while.
+	window := time.NewTimer(200 * time.Millisecond)
+	defer window.Stop()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+watch:
+	for src.emits.Load() <= 2 {
+		select {
+		case <-window.C:
+			break watch
+		case <-tick.C:
+		}
 	}
 	if n := src.emits.Load(); n > 2 {
 		t.Errorf("%d emissions while the lease was lost: fenced deliveries went back and came round again", n)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -122,7 +123,7 @@ func TestChannelLossCancelsInFlightSends(t *testing.T) {
 	}
 	rt, err := runtime.New([]runtime.Route{{ID: "loss", ReceiverID: "loss-in", Receiver: recv,
 		Bindings: []runtime.Binding{{ID: "out", Sender: target, Address: "x"}},
-		Policy:   runtime.Policy{MaxInFlight: 20}}}, runtime.Options{Logger: log, DLQ: newTestDLQ()})
+		Policy:   runtime.Policy{MaxInFlight: 20}}}, runtime.Options{Logger: log, DLQ: memtransport.NewDLQ()})
 	if err != nil {
 		t.Fatal(err)
 	}

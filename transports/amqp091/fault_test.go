@@ -12,6 +12,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/gobridge-oss/gobridge/core/itest"
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -177,7 +178,7 @@ func restartMidStream(t *testing.T, node *secondNode, steps []string) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: "out"}},
 		Policy: runtime.Policy{MaxInFlight: 100, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second, Meter: meter})
+	}}, runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 10 * time.Second, Meter: meter})
 	if err != nil {
 		t.Fatal(err)
 	}

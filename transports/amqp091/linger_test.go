@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -99,7 +100,7 @@ func TestStoppedRouteReleasesItsMessagesWhenTheRuntimeGivesUp(t *testing.T) {
 	target := newGateSender()
 	rt, err := runtime.New([]runtime.Route{{ID: "release", ReceiverID: "release-in", Receiver: recv,
 		Bindings: []runtime.Binding{{ID: "out", Sender: target, Address: "x"}}}},
-		runtime.Options{DLQ: newTestDLQ(), StopTimeout: 200 * time.Millisecond})
+		runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -38,7 +39,7 @@ func runRoute(t *testing.T, recv ports.Receiver, target ports.Sender, p runtime.
 }
 
 // firstDLQEntry polls dlq until it holds an entry or ctx ends.
-func firstDLQEntry(ctx context.Context, t *testing.T, dlq *testDLQ, what func() string) ports.DLQEntry {
+func firstDLQEntry(ctx context.Context, t *testing.T, dlq *memtransport.DLQ, what func() string) ports.DLQEntry {
 	t.Helper()
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
@@ -74,7 +75,7 @@ func TestRequeueRetryWaitsForTheBackoff(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = recv.Close(context.Background()) })
 	target := &failingSender{}
-	dlq := newTestDLQ()
+	dlq := memtransport.NewDLQ()
 	noJitter := 0.0
 	runRoute(t, recv, target, runtime.Policy{
 		Backoff:           runtime.Backoff{Initial: 300 * time.Millisecond, Max: 2 * time.Second, Multiplier: 2, Jitter: &noJitter},
@@ -123,7 +124,7 @@ func TestRequeueDeadLettersBeforeTheDeliveryLimit(t *testing.T) {
 	t.Cleanup(func() { _ = recv.Close(context.Background()) })
 	cr := &countingReceiver{Receiver: recv}
 	target := &failingSender{}
-	dlq := newTestDLQ()
+	dlq := memtransport.NewDLQ()
 	noJitter := 0.0
 	runRoute(t, cr, target, runtime.Policy{
 		Backoff:           runtime.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond, Multiplier: 2, Jitter: &noJitter},
@@ -184,7 +185,7 @@ func TestDelayedRetryFallbackDeadLettersBeforeTheDeliveryLimit(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = recv.Close(context.Background()) })
 	cr := &countingReceiver{Receiver: recv}
-	dlq := newTestDLQ()
+	dlq := memtransport.NewDLQ()
 	noJitter := 0.0
 	runRoute(t, cr, &failingSender{}, runtime.Policy{
 		Backoff:           runtime.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond, Multiplier: 2, Jitter: &noJitter},

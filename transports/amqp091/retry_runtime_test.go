@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -76,7 +77,7 @@ func TestDelayedRetryThroughRuntime(t *testing.T) {
 	t.Cleanup(func() { _ = recv.Close(context.Background()) })
 	cr := &countingReceiver{Receiver: recv}
 	target := &failingSender{}
-	dlq := newTestDLQ()
+	dlq := memtransport.NewDLQ()
 	noJitter := 0.0
 	rt, err := runtime.New([]runtime.Route{{
 		ID: "retry", ReceiverID: "retry-in", Receiver: cr,

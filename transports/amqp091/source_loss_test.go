@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
@@ -82,7 +83,7 @@ func TestSourceLossWhileTargetDownPublishesEachOnce(t *testing.T) {
 	rt, err := runtime.New([]runtime.Route{{ID: "fwd", ReceiverID: "src", Receiver: emitCounter{recv, emits},
 		Bindings: []runtime.Binding{{ID: "out", Sender: sent, Address: dst}},
 		Policy:   runtime.Policy{MaxInFlight: 20, SendTimeout: time.Minute}}},
-		runtime.Options{DLQ: newTestDLQ(), StopTimeout: 5 * time.Second})
+		runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	amqp "github.com/Azure/go-amqp"
 
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 )
@@ -173,7 +174,7 @@ func forwardBridge(ctx context.Context, b *testing.B, p peer, src, dst string) f
 		ID: "bench", ReceiverID: "src", Receiver: recv, DeliveryMode: runtime.DirectHold,
 		Bindings: []runtime.Binding{{ID: "dst", Sender: counted, Address: dst}},
 		Policy:   runtime.Policy{MaxInFlight: benchWindow, SendTimeout: 10 * time.Second},
-	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

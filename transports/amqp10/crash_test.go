@@ -9,6 +9,7 @@ import (
 
 	amqp "github.com/Azure/go-amqp"
 
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
@@ -67,7 +68,7 @@ func testPeerRestart(t *testing.T, crash bool) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: dst}},
 		Policy: runtime.Policy{MaxInFlight: window, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

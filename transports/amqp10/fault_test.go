@@ -11,6 +11,7 @@ import (
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
 	"github.com/gobridge-oss/gobridge/core/itest"
+	"github.com/gobridge-oss/gobridge/core/memtransport"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 )
@@ -51,7 +52,7 @@ func TestConnectionLossMidStream(t *testing.T) {
 		Bindings: []runtime.Binding{{ID: "dst", Sender: send, Address: dst}},
 		Policy: runtime.Policy{MaxInFlight: window, SendTimeout: 5 * time.Second,
 			Backoff: runtime.Backoff{Initial: 50 * time.Millisecond, Max: time.Second}},
-	}}, runtime.Options{DLQ: newTestDLQ(), StopTimeout: 10 * time.Second})
+	}}, runtime.Options{DLQ: memtransport.NewDLQ(), StopTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
