@@ -3,9 +3,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
@@ -44,30 +41,10 @@ func TestClusterMQTTExclusivePausedOwner(t *testing.T) {
 // st, with defMessages MQTT messages unless GOBRIDGE_CLUSTER_MESSAGES says
 // otherwise.
 func testMQTTPausedOwner(t *testing.T, st clusterStore, defMessages int) {
-	brokerUp(t, "127.0.0.1:5672")
-	brokerUp(t, "127.0.0.1:1883")
 	pauses := envInt("GOBRIDGE_CLUSTER_PAUSES", 2)
 	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", defMessages)
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	topic := "gobridge-cluster/" + suffix + "/telemetry"
-	orders, telemetry := "gobridge-mqps-orders-"+suffix, "gobridge-mqps-telemetry-"+suffix
-	c := &testCluster{t: t, dir: t.TempDir(), queue: orders}
-	for i := range 3 {
-		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
-		node.cfg = filepath.Join(c.dir, node.id+".yaml")
-		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry, st)
-		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c.nodes = append(c.nodes, node)
-	}
-	for _, node := range c.nodes {
-		node.start(t, c.dir)
-	}
-	c.sink = newSink(t, orders)
-	tel := newSink(t, telemetry)
-	first, _ := c.active(nil)
-	c.checkRoles(first)
+	mc := startMQTTCluster(t, st, "mqps")
+	c, tel, topic := mc.c, mc.tel, mc.topic
 
 	l := startLoad(c, 2)
 	pub := startMQTTPublisher(t, topic, messages, envInt("GOBRIDGE_CLUSTER_MQTT_RATE", 150), tel)

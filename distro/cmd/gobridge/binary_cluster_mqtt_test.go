@@ -208,30 +208,10 @@ func TestClusterMQTTExclusiveFailoverOnKill(t *testing.T) {
 // store st, with defMessages MQTT messages unless
 // GOBRIDGE_CLUSTER_MESSAGES says otherwise.
 func testMQTTFailoverOnKill(t *testing.T, st clusterStore, defMessages int) {
-	brokerUp(t, "127.0.0.1:5672")
-	brokerUp(t, "127.0.0.1:1883")
 	kills := envInt("GOBRIDGE_CLUSTER_KILLS", 3)
 	messages := envInt("GOBRIDGE_CLUSTER_MESSAGES", defMessages)
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	topic := "gobridge-cluster/" + suffix + "/telemetry"
-	orders, telemetry := "gobridge-mqcl-orders-"+suffix, "gobridge-mqcl-telemetry-"+suffix
-	c := &testCluster{t: t, dir: t.TempDir(), queue: orders}
-	for i := range 3 {
-		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
-		node.cfg = filepath.Join(c.dir, node.id+".yaml")
-		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry, st)
-		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c.nodes = append(c.nodes, node)
-	}
-	for _, node := range c.nodes {
-		node.start(t, c.dir)
-	}
-	c.sink = newSink(t, orders)
-	tel := newSink(t, telemetry)
-	first, _ := c.active(nil)
-	c.checkRoles(first)
+	mc := startMQTTCluster(t, st, "mqcl")
+	c, tel, topic := mc.c, mc.tel, mc.topic
 
 	l := startLoad(c, 2)
 	pub := startMQTTPublisher(t, topic, messages, envInt("GOBRIDGE_CLUSTER_MQTT_RATE", 150), tel)
@@ -297,4 +277,43 @@ func maxOr(ds []time.Duration) time.Duration {
 		return 0
 	}
 	return slices.Max(ds)
+}
+
+// mqttCluster is a started three-process cluster of mqttClusterConfig on
+// store st: its HTTP sink, the sink of the MQTT route's target and the
+// topic the MQTT publisher writes to.
+type mqttCluster struct {
+	c     *testCluster
+	tel   *sink
+	topic string
+}
+
+// startMQTTCluster writes each node's configuration, starts the three
+// nodes, opens both sinks and checks the first active node's roles; kind
+// keeps the queue names of one test apart from another's.
+func startMQTTCluster(t *testing.T, st clusterStore, kind string) mqttCluster {
+	t.Helper()
+	brokerUp(t, "127.0.0.1:5672")
+	brokerUp(t, "127.0.0.1:1883")
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	topic := "gobridge-cluster/" + suffix + "/telemetry"
+	orders, telemetry := "gobridge-"+kind+"-orders-"+suffix, "gobridge-"+kind+"-telemetry-"+suffix
+	c := &testCluster{t: t, dir: t.TempDir(), queue: orders}
+	for i := range 3 {
+		node := &clusterNode{id: fmt.Sprintf("node-%d", i+1), p: newPorts(t)}
+		node.cfg = filepath.Join(c.dir, node.id+".yaml")
+		cfg := mqttClusterConfig(node.id, node.p, "gobridge-cl-"+suffix, topic, orders, telemetry, st)
+		if err := os.WriteFile(node.cfg, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.nodes = append(c.nodes, node)
+	}
+	for _, node := range c.nodes {
+		node.start(t, c.dir)
+	}
+	c.sink = newSink(t, orders)
+	tel := newSink(t, telemetry)
+	first, _ := c.active(nil)
+	c.checkRoles(first)
+	return mqttCluster{c: c, tel: tel, topic: topic}
 }
