@@ -101,7 +101,7 @@ func eventually(t *testing.T, cond func() bool, failure func() string) {
 // sender and checks the other route is untouched; then a reload whose new
 // sender cannot bind is rolled back to the running configuration.
 func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
 // unreachable: it runs, and readiness reports it not connected instead of
 // the process failing.
 func TestBrokerDownAtStartIsNotFatal(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ routes:
 // TestMQTTAdmissionAtLoad refuses a direct_hold route on QoS 1 without a
 // resuming session, naming the route's delivery_mode.
 func TestMQTTAdmissionAtLoad(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,9 @@ import (
 	"github.com/gobridge-oss/gobridge/transports/sqs"
 )
 
-// bundle stands for the distro's component list in these tests.
-type bundleT struct{}
-
-var bundle bundleT
-
-// Factories returns every plugin's factories, as the distro bundles them.
-func (bundleT) Factories() []registry.Factory {
+// bundledFactories returns every plugin's factories, as the distro
+// bundles them.
+func bundledFactories() []registry.Factory {
 	var fs []registry.Factory
 	for _, f := range [][]registry.Factory{
 		circuitbreaker.Factories(), filter.Factories(), tenant.Factories(), transform.Factories(),
@@ -36,10 +32,10 @@ func (bundleT) Factories() []registry.Factory {
 	return fs
 }
 
-// Registry returns a registry holding Factories.
-func (b bundleT) Registry() (*registry.Registry, error) {
+// bundledRegistry returns a registry holding bundledFactories.
+func bundledRegistry() (*registry.Registry, error) {
 	r := registry.New()
-	if err := r.Add(b.Factories()...); err != nil {
+	if err := r.Add(bundledFactories()...); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -53,7 +53,7 @@ stores:
 // runBridge builds and runs f; stop ends it and waits.
 func runBridge(t *testing.T, f *config.File) (b *Service, stop func()) {
 	t.Helper()
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ stores:
 }
 
 func TestBrokerHealthStepDownValidates(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestManagedSubscriptionsReachTheMQTTSession(t *testing.T) {
 	} else {
 		_ = c.Close()
 	}
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // persisted would be lost when the process stops. The same route on a
 // resuming session is admitted.
 func TestMQTTSharedOutboxNeedsResumingSession(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ stores:
 // every instance runs, and a $share/ subscription on a route that waits
 // for its lease, each at the subscription's topic.
 func TestClusteredMQTTSubscriptions(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

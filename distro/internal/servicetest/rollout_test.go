@@ -63,7 +63,7 @@ type member struct {
 // ends.
 func runMember(t *testing.T, f *config.File) *member {
 	t.Helper()
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ http:
 
 func newIdleBridge(t *testing.T, doc string) *Service {
 	t.Helper()
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,14 +166,14 @@ func secretPaths(schema map[string]any, path string, n *int) (paths []string, va
 // and checks GET /admin/config's backend shows none of them; the known
 // secret fields must be among those marked.
 func TestConfigRedactsEverySecretMarkedField(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &config.File{Processors: map[string]config.Processor{}}
 	marked := map[string][]string{}
 	n := 0
-	for _, fac := range bundle.Factories() {
+	for _, fac := range bundledFactories() {
 		var schema map[string]any
 		if err := json.Unmarshal(fac.Schema(), &schema); err != nil {
 			t.Fatalf("%s %s schema: %v", fac.Kind(), fac.Type(), err)
@@ -256,7 +256,7 @@ http:
   monitor_addr: "127.0.0.1:%d"
   admin_api_key: admin-key-0123456789
 `, freePort(t), freePort(t), freePort(t), freePort(t))
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // store the instances cannot all reach, from what each store factory
 // says of itself.
 func TestStoreWarningsFollowTheFactorysLocality(t *testing.T) {
-	reg, err := bundle.Registry()
+	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
