@@ -147,13 +147,24 @@ func (m *Manager) sitOut(now time.Time) {
 	m.heldOff.Set(1)
 }
 
-// sittingOut reports whether the manager must skip this acquire round
-// after a broker-health step-down, and ends the sit-out once the broker
-// is reachable again or the bound is reached.
+// pauseAcquire keeps the manager out of the acquire race for two acquire
+// polls from now, so that a standby's poll comes first.
+func (m *Manager) pauseAcquire(now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pausedUntil = now.Add(2 * m.cfg.Timing.AcquirePollInterval)
+}
+
+// sittingOut reports whether the manager must skip this acquire round:
+// shortly after a requested step-down, or after a broker-health
+// step-down until the broker is reachable again or the bound is reached.
 func (m *Manager) sittingOut() bool {
 	m.mu.Lock()
-	outMin, outUntil, p := m.outMin, m.outUntil, m.probe
+	outMin, outUntil, p, paused := m.outMin, m.outUntil, m.probe, m.pausedUntil
 	m.mu.Unlock()
+	if !paused.IsZero() && m.cfg.Clock.Now().Before(paused) {
+		return true
+	}
 	if outUntil.IsZero() {
 		return false
 	}

@@ -63,6 +63,7 @@ type Manager struct {
 	// Broker-health step-down (health.go).
 	probe            HealthProbe
 	outMin, outUntil time.Time // the sit-out after a broker-health step-down; zero when none
+	pausedUntil      time.Time // no acquire before this, after a requested step-down
 }
 
 // New checks cfg and returns a manager in state Idle. Nothing runs before
@@ -336,6 +337,12 @@ func (m *Manager) stepDownTerm(t *Term, reason string) {
 			m.log.Warn("lease release failed; it expires on its own", "err", err)
 		}
 		cancel()
+	}
+	if reason == reasonRequested {
+		// A requested step-down hands the lease to a standby: without a
+		// pause this instance, polling on its own phase, could win the
+		// lease straight back before any standby polled.
+		m.pauseAcquire(m.cfg.Clock.Now())
 	}
 	m.setState(Released, nil)
 	m.log.Info("stepped down from the lease; this instance is standby", "reason", reason, "version", t.tok.Version)

@@ -251,3 +251,36 @@ func TestHoldEndsWithItsContext(t *testing.T) {
 		t.Fatalf("Hold = %v, want context.Canceled", err)
 	}
 }
+
+// TestRequestedStepDownLetsAStandbyIn: an operator's step-down hands the
+// lease over, so the instance must not win it straight back: it stays out
+// of the acquire race for two acquire polls (a standby polls within one),
+// then competes again.
+func TestRequestedStepDownLetsAStandbyIn(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	store := newFakeLeases(clk)
+	r := newRig(t, "a", clk, store)
+	term := r.hold()
+	term.Release()
+	r.waitCalls("acquire", 1)
+	r.mgr.StepDown()
+	r.waitState(Idle) // sitting out, not acquiring at once
+	r.tick(testTiming.AcquirePollInterval)
+	// One poll later the manager has armed its next timer: still out of
+	// the race, where before the pause it had taken the lease back.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := clk.WaitForTimers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.mgr.State(); got != Idle {
+		t.Fatalf("state %s one acquire poll after the step-down, want idle", got)
+	}
+	r.tick(testTiming.AcquirePollInterval)
+	again := r.hold()
+	defer again.Release()
+	if again.Token().Version <= term.Token().Version {
+		t.Fatalf("version %d after the pause, not above %d", again.Token().Version, term.Token().Version)
+	}
+	r.waitCalls("acquire", 2)
+}
