@@ -144,8 +144,9 @@ func (m *Manager) Hold(ctx context.Context) (*Term, error) {
 }
 
 // StepDown asks the manager to give the lease up (as broker-health
-// step-down does); it acquires it again later like after any step-down.
-// It does nothing when the lease is not held.
+// step-down does), for a standby to take over: it stays out of the
+// acquire race for two acquire polls, then competes again. It does
+// nothing when the lease is not held.
 func (m *Manager) StepDown() { m.requestStepDown(reasonRequested) }
 
 // requestStepDown asks keep to step down for reason, unless a request is
