@@ -19,15 +19,19 @@ type recorder struct {
 	calls [][]int
 }
 
+// The call is recorded before any item is answered: an answered caller
+// may read the record at once.
 func (r *recorder) flush(_ context.Context, items []batchItem[int]) {
 	var vs []int
 	for _, it := range items {
 		vs = append(vs, it.v)
-		it.done <- fmt.Errorf("answer %d", it.v)
 	}
 	r.mu.Lock()
 	r.calls = append(r.calls, vs)
 	r.mu.Unlock()
+	for _, it := range items {
+		it.done <- fmt.Errorf("answer %d", it.v)
+	}
 }
 
 func (r *recorder) sizes() []int {
