@@ -53,7 +53,12 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 			return
 		}
 		start := rn.sendStart()
-		err := w.send(ctx, b, p, addr, env)
+		var err error
+		if rn.traced {
+			err = w.tracedSend(ctx, b, p, addr, env)
+		} else {
+			err = w.send(ctx, b, p, addr, env)
+		}
 		rn.sendEnd(b.ID, start, err)
 		if err != nil {
 			rn.m.sendError(b.ID, err).Add(1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // deliver sends a claimed batch and settles each record: complete it,
@@ -28,15 +29,30 @@ func (dr *drainer) deliver(ctx context.Context, recs []ports.OutboxRecord) {
 		}
 		live = append(live, i)
 	}
-	if bs, ok := dr.b.Sender.(ports.BatchSender); ok && len(live) > 1 {
-		dr.sendBatch(ctx, bs, recs, live, results)
-	} else {
-		dr.sendEach(ctx, recs, live, results)
+	var tr []recordTrace
+	if dr.rn.traced {
+		tr = make([]recordTrace, len(recs))
+		for i, r := range recs {
+			tr[i].ctx, tr[i].drain = dr.rn.startDrain(ctx, r)
+		}
 	}
+	if bs, ok := dr.b.Sender.(ports.BatchSender); ok && len(live) > 1 {
+		dr.sendBatch(ctx, bs, recs, live, results, tr)
+	} else {
+		dr.sendEach(ctx, recs, live, results, tr)
+	}
+	endSends(tr, results)
 	done := make([]string, 0, len(recs))
 	for i, r := range recs {
-		if dr.settle(ctx, r, results[i]) {
+		sctx, sp := ctx, telemetry.Span(nil)
+		if tr != nil {
+			sctx, sp = tr[i].ctx, tr[i].drain
+		}
+		if dr.settle(sctx, r, results[i], sp) {
 			done = append(done, r.ID)
+		}
+		if sp != nil {
+			endWithFault(sp, results[i])
 		}
 	}
 	// What the target accepted is completed even when the shutdown
@@ -71,7 +87,8 @@ func (dr *drainer) unsent(r ports.OutboxRecord, now time.Time) error {
 }
 
 // sendBatch sends the live records in one SendBatch call.
-func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error) {
+// tr holds the records' trace state, nil when the route is not traced.
+func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []ports.OutboxRecord, live []int, results []error, tr []recordTrace) {
 	if !dr.mayWrite() {
 		for _, i := range live {
 			results[i] = errNotHolder
@@ -80,7 +97,7 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 	}
 	msgs := make([]ports.OutboundMessage, len(live))
 	for k, i := range live {
-		msgs[k] = ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()}
+		msgs[k] = ports.OutboundMessage{Envelope: dr.tracedOutbound(tr, recs, i), Address: recs[i].Address, NotBefore: dr.b.notBefore()}
 	}
 	sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 	defer cancel()
@@ -123,7 +140,8 @@ var errNoBatchResult = fault.ErrUnavailable.Wrap(
 
 // sendEach sends the live records one by one from at most MaxConcurrency
 // goroutines, which take the next record from a shared counter.
-func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live []int, results []error) {
+// tr holds the records' trace state, nil when the route is not traced.
+func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live []int, results []error, tr []recordTrace) {
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -138,7 +156,7 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 			}
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 			start := dr.rn.sendStart()
-			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: recs[i].Envelope, Address: recs[i].Address, NotBefore: dr.b.notBefore()})
+			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: dr.tracedOutbound(tr, recs, i), Address: recs[i].Address, NotBefore: dr.b.notBefore()})
 			dr.rn.sendTimed(dr.b.ID, start)
 			cancel()
 		}

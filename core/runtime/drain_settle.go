@@ -4,14 +4,19 @@ import (
 	"context"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // settle decides what happens to one record after its send, as the outcome
 // table (decide) says, and reports whether the record is finished (to be
 // completed). The outbox is a source that can always retry: a retry
 // replays the record.
-func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) bool {
+//
+// sp is the record's drain span, nil when the route is not traced; ctx
+// then carries it.
+func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error, sp telemetry.Span) bool {
 	rn := dr.rn
 	if err == nil {
 		dr.recordDelivered(r)
@@ -41,11 +46,15 @@ func (dr *drainer) settle(ctx context.Context, r ports.OutboxRecord, err error) 
 		v := decide(f, rn.policy)
 		switch v.kind {
 		case settleRetry:
+			if sp != nil {
+				sp.AddEvent(eventRetry, telemetry.Int(attrAttempt, int64(attempt)),
+					telemetry.Int(attrDelayMS, v.delay.Milliseconds()), telemetry.String(attrFault, string(fault.CodeOf(v.err))))
+			}
 			dr.replay(ctx, r, v)
 			return false
 		case settleDeadLetter:
 			rn.m.ended(v.category)
-			if werr := dr.deadLetter(ctx, r, v, first); werr != nil {
+			if werr := dr.tracedDeadLetter(ctx, r, v, first, sp != nil); werr != nil {
 				rn.m.dlqErr.Add(1)
 				dr.log.Error("DLQ write failed; keeping the record in the outbox", "record", r.ID, "err", werr)
 				f.dlqFailed, f.err = true, werr

@@ -8,6 +8,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // errOutboxFull pushes ingress back while a partition holds MaxDepth
@@ -49,7 +50,15 @@ func (w *worker) persist(ctx context.Context, env *messaging.Envelope, plans []p
 	}
 	pctx, cancel := context.WithTimeout(ctx, rn.policy.SendTimeout)
 	defer cancel()
-	if err := rn.opts.Outbox.Persist(pctx, recs); err != nil {
+	var sp telemetry.Span
+	if rn.traced {
+		pctx, sp = rn.startPersist(pctx, env, recs)
+	}
+	err := rn.opts.Outbox.Persist(pctx, recs)
+	if sp != nil {
+		endWithFault(sp, err)
+	}
+	if err != nil {
 		w.uncounted = true
 		if _, ok := fault.As(err); !ok {
 			err = fault.ErrUnavailable.WithMessage("outbox persist failed").Wrap(err)

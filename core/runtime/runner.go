@@ -44,10 +44,12 @@ type runner struct {
 	m        routeMetrics
 	tracer   telemetry.Tracer
 	traced   bool // tracer is not the no-op one
-	timed    bool // a real meter: record metrics, gobridge_route_handle_seconds among them
-	single   bool
-	outbox   bool       // shared_outbox: persist instead of send
-	depth    *depthGate // shared_outbox only
+	// procNames names the processors in their spans (traced only).
+	procNames []string
+	timed     bool // a real meter: record metrics, gobridge_route_handle_seconds among them
+	single    bool
+	outbox    bool       // shared_outbox: persist instead of send
+	depth     *depthGate // shared_outbox only
 
 	// Header values boxed once so that setting them allocates nothing.
 	routeIDValue, sourceIDValue any
@@ -103,7 +105,7 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		seed:          maphash.MakeSeed(),
 		m:             newRouteMetrics(opts.Meter, r.ID, r.Bindings),
 		tracer:        opts.Tracer,
-		traced:        opts.Tracer != telemetry.NoopTracer(),
+		traced:        !telemetry.IsNoopTracer(opts.Tracer),
 		timed:         !telemetry.IsNoop(opts.Meter),
 		single:        r.DispatchMode == Single,
 		outbox:        r.DeliveryMode == SharedOutbox,
@@ -113,6 +115,9 @@ func newRunner(r Route, opts Options) (*runner, error) {
 		intakeDone:    make(chan struct{}),
 	}
 	rn.leases = newLeaseTable(rn)
+	if rn.traced {
+		rn.procNames = processorNames(r.Processors)
+	}
 	if rn.caps.CallerWaits {
 		rn.idle = make(chan *worker, rn.policy.MaxInFlight)
 	}

@@ -18,7 +18,11 @@ import (
 // send transmits env through one binding within the route's send timeout.
 // The address travels beside the envelope; the subject is never touched.
 func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, addr string, env *messaging.Envelope) error {
-	msg := ports.OutboundMessage{Envelope: outboundEnvelope(env, b, p), Address: addr, NotBefore: b.notBefore()}
+	out := outboundEnvelope(env, b, p)
+	if w.rn.traced {
+		out = w.rn.withTrace(ctx, out, out == env)
+	}
+	msg := ports.OutboundMessage{Envelope: out, Address: addr, NotBefore: b.notBefore()}
 	if base := ctx == w.baseCtx; base || (w.guarded != nil && ctx == w.guarded && ctx.Err() == nil) {
 		// The common cases: reuse the worker's guard (no allocation). A
 		// guarded delivery context descends from the guard's, so the

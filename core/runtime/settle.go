@@ -8,6 +8,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
+	"github.com/gobridge-oss/gobridge/core/telemetry"
 )
 
 // settle ends a delivery according to err and the route policy, as the
@@ -71,6 +72,10 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 			case rerr == nil:
 				rn.m.retried.Add(1)
 				w.outcome.Outcome = ports.SettledRetried
+				if w.span != nil {
+					w.span.AddEvent(eventRetry, telemetry.Int(attrAttempt, int64(f.attempt)),
+						telemetry.Int(attrDelayMS, v.delay.Milliseconds()), telemetry.String(attrFault, string(fault.CodeOf(v.err))))
+				}
 			case errors.Is(rerr, fault.ErrNotSupported):
 				f.canRetry = false
 				continue
@@ -93,7 +98,7 @@ func (w *worker) settle(ctx context.Context, d ports.Delivery, env *messaging.En
 				}
 			}
 			rn.m.ended(v.category)
-			if werr := w.deadLetter(env, d, v.err, v.category); werr != nil {
+			if werr := w.tracedDeadLetter(ctx, env, d, v.err, v.category); werr != nil {
 				rn.m.dlqErr.Add(1)
 				rn.log.Error("DLQ write failed; handing the message back to its source", "message_id", env.ID, "err", werr)
 				f.dlqFailed, f.err = true, werr

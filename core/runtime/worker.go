@@ -49,6 +49,7 @@ type worker struct {
 	keyed       bool              // tk is computed (see key)
 	origSubj    string            // subject and payload as received, for
 	origBody    []byte            // the DLQ (payloads are immutable)
+	span        telemetry.Span    // the receive span (traced routes only)
 }
 
 // dispatchFailure is one destination that refused the message.
@@ -63,6 +64,10 @@ func newWorker(rn *runner) *worker {
 	next := ports.ProcessorFunc(w.dispatchLayer)
 	for i := len(rn.route.Processors) - 1; i >= 0; i-- {
 		p, inner := rn.route.Processors[i], next
+		if rn.traced {
+			next = rn.tracedProcessor(i, p, inner)
+			continue
+		}
 		next = func(ctx context.Context, env *messaging.Envelope) error {
 			return p.Process(ctx, env, inner)
 		}
@@ -118,20 +123,25 @@ func (w *worker) handle(d ports.Delivery) {
 	env := d.Envelope()
 	w.prepare(env)
 	ctx, held := w.keepLease(ctx, d, base)
-	var span telemetry.Span
 	if rn.traced {
-		ctx, span = rn.tracer.Start(ctx, "gobridge.route", env)
+		ctx, w.span = w.startReceive(ctx, env)
 	}
 	err := w.process(ctx, d, env)
 	w.releaseLease(held) // no extension may run once settling begins
 	w.outcome = ports.Settlement{Outcome: ports.SettledUnsettled, Err: err}
-	w.settleSafely(ctx, d, env, err)
+	if rn.traced {
+		w.tracedSettle(ctx, d, env, err)
+	} else {
+		w.settleSafely(ctx, d, env, err)
+	}
 	w.scope.Fire(w.outcome)
 	if so, ok := d.(ports.SettleObserver); ok {
 		so.Settled(w.outcome)
 	}
-	if span != nil {
-		span.End(err)
+	if w.span != nil {
+		w.span.SetAttributes(telemetry.String(attrOutcome, string(w.outcome.Outcome)))
+		endWithFault(w.span, err)
+		w.span = nil
 	}
 	if rn.timed {
 		w.observeHandled(env, err, start)
@@ -232,6 +242,11 @@ func (w *worker) dispatchLayer(ctx context.Context, env *messaging.Envelope) err
 	w.dispatched, w.interrupted = true, true
 	w.failures = w.failures[:0]
 	w.accepted = w.accepted[:0]
+	if w.rn.traced {
+		var sp telemetry.Span
+		ctx, sp = w.rn.tracer.Start(ctx, spanDispatch, telemetry.StartOptions{})
+		defer func() { sp.End(w.dispatchError()) }()
+	}
 	w.dispatch(ctx, env)
 	w.interrupted = false
 	return w.dispatchError()

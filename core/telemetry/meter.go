@@ -6,12 +6,6 @@
 // built, so recording on the message path costs no allocation.
 package telemetry
 
-import (
-	"context"
-
-	"github.com/gobridge-oss/gobridge/core/messaging"
-)
-
 // Desc describes a metric family. Name should follow Prometheus naming
 // (gobridge_..._total for counters). Labels lists the label names; every
 // instrument of the family supplies one value per name.
@@ -42,14 +36,6 @@ type Gauge interface {
 // Histogram records observations such as latencies in seconds.
 type Histogram interface{ Observe(v float64) }
 
-// Tracer starts a span around the handling of one message.
-type Tracer interface {
-	Start(ctx context.Context, name string, env *messaging.Envelope) (context.Context, Span)
-}
-
-// Span is an open trace span. End closes it; err is nil on success.
-type Span interface{ End(err error) }
-
 // Noop returns a meter whose instruments discard everything.
 func Noop() Meter { return noopMeter{} }
 
@@ -59,9 +45,6 @@ func IsNoop(m Meter) bool {
 	_, ok := m.(noopMeter)
 	return ok
 }
-
-// NoopTracer returns a tracer whose spans do nothing.
-func NoopTracer() Tracer { return noopTracer{} }
 
 type noopMeter struct{}
 
@@ -74,13 +57,3 @@ type noopInst struct{}
 func (noopInst) Add(float64)     {}
 func (noopInst) Set(float64)     {}
 func (noopInst) Observe(float64) {}
-
-type noopTracer struct{}
-
-func (noopTracer) Start(ctx context.Context, _ string, _ *messaging.Envelope) (context.Context, Span) {
-	return ctx, noopSpan{}
-}
-
-type noopSpan struct{}
-
-func (noopSpan) End(error) {}

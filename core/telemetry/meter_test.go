@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
 var (
@@ -34,18 +32,38 @@ func TestNoopAcceptsCalls(t *testing.T) {
 	}
 	m.Counter(Desc{}).Add(0)
 
+}
+
+func TestNoopTracerDoesNothing(t *testing.T) {
 	type ctxKey struct{}
 	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
-	for _, env := range []*messaging.Envelope{nil, messaging.NewEnvelope("s", []byte("p"))} {
-		got, span := NoopTracer().Start(ctx, "route.handle", env)
+	tr := NoopTracer()
+	if !IsNoopTracer(tr) {
+		t.Error("IsNoopTracer(NoopTracer()) = false")
+	}
+	for _, o := range []StartOptions{{}, {Kind: KindConsumer, Attrs: []Attr{String("k", "v"), Int("n", 1)}, Links: []context.Context{ctx}, NewRoot: true}} {
+		got, span := tr.Start(ctx, "gobridge.receive", o)
 		if got != ctx {
 			t.Error("NoopTracer.Start returned a different context")
 		}
 		if span == nil {
 			t.Fatal("NoopTracer.Start returned a nil span")
 		}
+		if span.Recording() {
+			t.Error("a no-op span says it records")
+		}
+		span.SetAttributes(Int("attempt", 2))
+		span.AddEvent("retry")
 		span.End(nil)
 		span.End(errors.New("failed"))
+	}
+	h := map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+	if got := tr.Extract(ctx, h); got != ctx {
+		t.Error("NoopTracer.Extract returned a different context")
+	}
+	tr.Inject(ctx, h)
+	if diff := cmp.Diff(map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}, h); diff != "" {
+		t.Errorf("NoopTracer.Inject changed the headers (-want +got):\n%s", diff)
 	}
 }
 
