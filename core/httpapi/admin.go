@@ -48,6 +48,13 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, c)
 }
 
+// validateBody is the validation result and, for a valid document when
+// the backend can preview it, what a reload with it would change.
+type validateBody struct {
+	ValidationResult
+	Plan *ReloadPlan `json:"plan,omitempty"`
+}
+
 // validateConfig checks a posted YAML document. The answer is 200 with
 // valid=false when the document has problems: the request itself worked.
 func (s *Server) validateConfig(w http.ResponseWriter, r *http.Request) {
@@ -66,7 +73,14 @@ func (s *Server) validateConfig(w http.ResponseWriter, r *http.Request) {
 	if res.Warnings == nil {
 		res.Warnings = []Problem{}
 	}
-	writeJSON(w, http.StatusOK, res)
+	body := validateBody{ValidationResult: res}
+	if pv, ok := s.b.(ConfigPreviewer); ok && res.Valid {
+		if proposed, err := pv.PreviewConfig(r.Context(), doc); err == nil {
+			plan := planReload(s.b.Config(r.Context()), proposed)
+			body.Plan = &plan
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // reload applies a posted YAML document, or re-reads the configuration

@@ -47,6 +47,10 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile enable HTTPS on both listeners; set both
 	// or neither.
 	TLSCertFile, TLSKeyFile string
+	// MaxEventStreams bounds the admin event streams (the console's live
+	// view) open at once; 0 means DefaultMaxEventStreams. A stream over
+	// the bound is refused with 429.
+	MaxEventStreams int
 	// Now is the clock that ends the overlap of rotated keys (see
 	// Server.RotateKeys); nil means time.Now.
 	Now func() time.Time
@@ -70,6 +74,9 @@ func (c Config) check() error {
 		if c.MonitorAPIKey != "" && len(c.MonitorAPIKey) < MinKeyLength {
 			probs = append(probs, fmt.Sprintf("monitor_api_key must be at least %d characters", MinKeyLength))
 		}
+	}
+	if c.MaxEventStreams < 0 {
+		probs = append(probs, "max_event_streams must not be negative")
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		probs = append(probs, "tls_cert_file and tls_key_file must be set together")

@@ -37,7 +37,8 @@ func (s *Server) dlqList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f, msg := filterSpec{Route: q.Get("route"), Category: q.Get("category"), Since: q.Get("since"), Until: q.Get("until")}.parse()
+	spec := filterSpec{Route: q.Get("route"), Category: q.Get("category"), Since: q.Get("since"), Until: q.Get("until"), Code: q.Get("code")}
+	f, msg := spec.parse()
 	if msg != "" {
 		badRequest(w, msg)
 		return
@@ -47,7 +48,7 @@ func (s *Server) dlqList(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, msg)
 		return
 	}
-	page, err := st.List(r.Context(), f, q.Get("cursor"), limit)
+	page, err := listMatching(r.Context(), st, f, spec.Code, q.Get("cursor"), limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -92,13 +93,24 @@ type redriveOneBody struct {
 	NewID string `json:"new_id"`
 }
 
-// dlqRedriveOne sends one entry through its route again.
+// dlqRedriveOne sends one entry through its route again, or through the
+// route the optional body {"to_route": "..."} names.
 func (s *Server) dlqRedriveOne(w http.ResponseWriter, r *http.Request) {
 	if s.dlqStore(w) == nil {
 		return
 	}
+	var req struct {
+		ToRoute string `json:"to_route"`
+	}
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	redrive, ok := s.redriver(w, req.ToRoute)
+	if !ok {
+		return
+	}
 	id := r.PathValue("id")
-	newID, err := s.b.Redrive(r.Context(), id)
+	newID, err := redrive(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return

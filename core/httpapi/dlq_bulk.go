@@ -22,6 +22,9 @@ type filterSpec struct {
 	Category string `json:"category"`
 	Since    string `json:"since"`
 	Until    string `json:"until"`
+	// Code matches the entry's error code exactly. Stores cannot filter
+	// on it, so the API skips the entries of other codes itself.
+	Code string `json:"code"`
 }
 
 // empty reports whether the filter matches every entry.
@@ -72,6 +75,11 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 type redriveManyRequest struct {
 	filterSpec
 	Limit int `json:"limit"`
+	// IDs redrives exactly these entries (a selection) instead of those
+	// that match the filter, which must then be empty.
+	IDs []string `json:"ids"`
+	// ToRoute sends the entries through this route instead of their own.
+	ToRoute string `json:"to_route"`
 }
 
 type redriveFailure struct {
@@ -106,30 +114,29 @@ func (s *Server) dlqRedriveMany(w http.ResponseWriter, r *http.Request) {
 	if msg == "" && (req.Limit < 0 || req.Limit > MaxDLQLimit) {
 		msg = "limit must be from 1 to " + strconv.Itoa(MaxDLQLimit) + " (0 means " + strconv.Itoa(DefaultDLQLimit) + ")"
 	}
+	if msg == "" && len(req.IDs) > 0 && !req.empty() {
+		msg = "send either ids or a filter, not both"
+	}
+	if msg == "" && len(req.IDs) > MaxDLQLimit {
+		msg = "at most " + strconv.Itoa(MaxDLQLimit) + " ids at once"
+	}
 	if msg != "" {
 		badRequest(w, msg)
 		return
 	}
+	redrive, ok := s.redriver(w, req.ToRoute)
+	if !ok {
+		return
+	}
 	limit := cmp.Or(req.Limit, DefaultDLQLimit)
 	ctx := r.Context()
-	var ids []string
-	cursor := ""
-	for len(ids) < limit {
-		page, err := st.List(ctx, f, cursor, limit-len(ids))
-		if err != nil {
+	ids, cursor := slices.Clone(req.IDs), ""
+	if len(ids) == 0 {
+		var err error
+		if ids, cursor, err = collectIDs(ctx, st, f, req.Code, limit); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		for _, e := range page.Entries {
-			ids = append(ids, e.ID)
-		}
-		cursor = page.NextCursor
-		if cursor == "" || len(page.Entries) == 0 {
-			break
-		}
-	}
-	if len(ids) > limit {
-		ids = ids[:limit]
 	}
 	body := redriveManyBody{Matched: len(ids), More: cursor != "", Results: []redriveOneBody{}, Failures: []redriveFailure{}}
 	for _, id := range ids {
@@ -137,7 +144,7 @@ func (s *Server) dlqRedriveMany(w http.ResponseWriter, r *http.Request) {
 			body.Cancelled = true
 			break
 		}
-		newID, err := s.b.Redrive(ctx, id)
+		newID, err := redrive(ctx, id)
 		if err != nil {
 			body.Failed++
 			body.Failures = append(body.Failures, redriveFailure{ID: id, NewID: newID,
@@ -180,7 +187,7 @@ func (s *Server) dlqPurge(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "purge deletes "+what+`; send "confirm": true to proceed`)
 		return
 	}
-	n, err := st.Purge(r.Context(), f)
+	n, err := s.purge(r.Context(), st, f, req.Code)
 	if err != nil {
 		s.fail(w, r, err)
 		return

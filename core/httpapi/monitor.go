@@ -68,7 +68,17 @@ var healthRank = map[string]int{HealthUp: 0, HealthDegraded: 1, HealthDown: 2}
 
 // deepHealth reports every component; 503 when the bridge is down.
 func (s *Server) deepHealth(w http.ResponseWriter, r *http.Request) {
-	dh := s.b.DeepHealth(r.Context())
+	body := deepBody(s.b.DeepHealth(r.Context()))
+	status := http.StatusOK
+	if body.Status == HealthDown {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, body)
+}
+
+// deepBody is dh as the API shows it: the overall status derived from the
+// components when the backend left it empty, and no null lists.
+func deepBody(dh DeepHealth) deepHealthBody {
 	body := deepHealthBody{Status: dh.Status, Role: dh.Role, Components: dh.Components, RestartRequired: dh.RestartRequired}
 	if body.Status == "" {
 		body.Status = HealthUp
@@ -84,11 +94,7 @@ func (s *Server) deepHealth(w http.ResponseWriter, r *http.Request) {
 	if body.RestartRequired == nil {
 		body.RestartRequired = []string{}
 	}
-	status := http.StatusOK
-	if body.Status == HealthDown {
-		status = http.StatusServiceUnavailable
-	}
-	writeJSON(w, status, body)
+	return body
 }
 
 type routesBody struct {

@@ -44,6 +44,7 @@ func (s *Server) adminEndpoints() []endpoint {
 		{http.MethodGet, p + "/config", scopeAdmin, s.config},
 		{http.MethodPost, p + "/config/validate", scopeAdmin, s.validateConfig},
 		{http.MethodPost, p + "/reload", scopeAdmin, s.reload},
+		{http.MethodGet, p + "/events", scopeAdmin, s.events},
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -23,6 +24,12 @@ type Server struct {
 	origins map[string]struct{}
 
 	admin, monitor http.Handler
+
+	// streams bounds the open event streams; quit ends them on Shutdown.
+	streams              chan struct{}
+	quit                 chan struct{}
+	quitOnce             sync.Once
+	eventTick, heartbeat time.Duration
 
 	mu        sync.Mutex
 	listeners []*listener
@@ -50,7 +57,10 @@ func New(cfg Config, b Backend) (*Server, error) {
 		now = time.Now
 	}
 	s := &Server{cfg: cfg, b: b, log: cfg.Logger,
-		keyset: &keySet{now: now, current: newKeyring(cfg.AdminAPIKey, cfg.MonitorAPIKey)}}
+		keyset:    &keySet{now: now, current: newKeyring(cfg.AdminAPIKey, cfg.MonitorAPIKey)},
+		streams:   make(chan struct{}, cmp.Or(cfg.MaxEventStreams, DefaultMaxEventStreams)),
+		quit:      make(chan struct{}),
+		eventTick: defaultEventTick, heartbeat: defaultHeartbeat}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -60,7 +70,7 @@ func New(cfg Config, b Backend) (*Server, error) {
 			s.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = struct{}{}
 		}
 	}
-	s.admin = s.newMux(s.adminEndpoints())
+	s.admin = withConsole(s.newMux(s.adminEndpoints()))
 	s.monitor = s.newMux(s.monitorEndpoints())
 	return s, nil
 }
@@ -168,10 +178,11 @@ func (s *Server) addrOf(name string) string {
 	return ""
 }
 
-// Shutdown stops accepting connections and waits for requests in progress
-// until ctx ends; then it closes the remaining connections. It returns
+// Shutdown ends the open event streams, stops accepting connections and
+// waits for requests in progress until ctx ends; then it closes the remaining connections. It returns
 // ctx's error when the grace period ran out.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.quitOnce.Do(func() { close(s.quit) }) // end the event streams
 	s.mu.Lock()
 	ls := s.listeners
 	s.mu.Unlock()
