@@ -17,7 +17,8 @@ import (
 // names processors constructed in Go that routes may list.
 func Validate(f *config.File, reg *registry.Registry, goProcessors []string) ([]config.Warning, error) {
 	warns, err := f.ValidateWith(config.ValidateOptions{KnownProcessors: goProcessors},
-		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg), brokerHealthCheck)
+		SettingsCheck(reg), receiverUseCheck, AdmissionCheck(reg), brokerHealthCheck,
+		func(f *config.File) []config.Problem { return tracingSupport(f, reg) })
 	return append(warns, storeWarnings(f, reg)...), err
 }
 
@@ -91,6 +92,9 @@ func SettingsCheck(reg *registry.Registry) config.Check {
 			if s != nil {
 				check(registry.KindStore, "stores."+role, s.Type, s.Settings)
 			}
+		}
+		if t := f.Telemetry.Tracing; t != nil && len(reg.Types(registry.KindTracer)) > 0 {
+			check(registry.KindTracer, "telemetry.tracing", t.Type, t.Settings)
 		}
 		return out
 	}

@@ -101,7 +101,7 @@ func (b *Service) prepareRoute(rc config.Route, gen int) (*routeRun, error) {
 		}
 		r.Resolver = res
 	}
-	opts := runtime.Options{Logger: log, Meter: b.opts.Meter, StopTimeout: b.file.Bridge.ShutdownTimeout}
+	opts := runtime.Options{Logger: log, Meter: b.opts.Meter, Tracer: b.tracer(), StopTimeout: b.file.Bridge.ShutdownTimeout}
 	if b.stores.dlq != nil {
 		opts.DLQ = b.stores.dlq
 	}

@@ -34,6 +34,10 @@ type Settings struct {
 	// Meter receives metrics (default: no-op); MetricsHandler serves them.
 	Meter          telemetry.Meter
 	MetricsHandler http.Handler
+	// Tracer, when set, is the tracer every route opens spans with, in
+	// place of the one telemetry.tracing configures (which is then not
+	// built). Nil means the configured one, or none.
+	Tracer telemetry.Tracer
 	// DataDir is where relative store paths are resolved.
 	DataDir string
 	// Version is reported by the status endpoint.
@@ -81,6 +85,9 @@ type Service struct {
 	routes map[string]*routeRun
 	runCtx context.Context // parent of the route runtimes; set by Run
 	closed bool
+
+	// tracing is telemetry.tracing's tracer, nil when not configured.
+	tracing registry.Tracing
 }
 
 // New parses and validates the configuration document cfg against the
@@ -151,6 +158,12 @@ func NewFromFile(ctx context.Context, f *config.File, opts Settings) (*Service, 
 		return nil, err
 	}
 	b.stores = stores
+	if opts.Tracer == nil {
+		if b.tracing, err = openTracer(ctx, f, opts.Registry, registry.Settings{ID: "tracing", Logger: b.log.With("component", "tracing"), Meter: opts.Meter}); err != nil {
+			b.closeAll(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
 	b.leases = newLeaseSet(stores.lease, f.Bridge.InstanceID, b.log.With("component", "lease"), opts.Meter)
 	if b.ro, err = newClusterRollout(f, stores.lease, b.log.With("component", "rollout"), opts.Meter); err != nil {
 		b.closeAll(context.WithoutCancel(ctx))
@@ -247,6 +260,7 @@ func (b *Service) closeAll(ctx context.Context) {
 	if b.stores != nil {
 		b.stores.close(ctx, b.log)
 	}
+	b.closeTracing(ctx)
 }
 
 // Close releases everything New built, for a bridge that will not Run.

@@ -192,7 +192,16 @@ type HTTP struct {
 	TLSKeyFile string `yaml:"tls_key_file"`
 }
 
-// Telemetry configures logs and metrics.
+// Tracing names the tracer plugin and holds its settings block.
+type Tracing struct {
+	// Type names a tracer plugin bundled in the binary (otel in the
+	// curated distro).
+	Type string `yaml:"type"`
+	// Settings is the plugin's block, decoded by the registry.
+	Settings map[string]any `yaml:"settings"`
+}
+
+// Telemetry configures logs, metrics and traces.
 type Telemetry struct {
 	// LogLevel is debug, info (default), warn or error.
 	LogLevel string `yaml:"log_level" enum:"debug,info,warn,error"`
@@ -200,4 +209,7 @@ type Telemetry struct {
 	LogFormat string `yaml:"log_format" enum:"text,json"`
 	// Metrics enables the Prometheus metrics (true).
 	Metrics *bool `yaml:"metrics"`
+	// Tracing, when set, exports trace spans through the tracer plugin it
+	// names. Core reads only the type; the plugin decodes the settings.
+	Tracing *Tracing `yaml:"tracing"`
 }

@@ -44,6 +44,9 @@ func (f *File) Redacted(plugins map[string]map[string]json.RawMessage) map[strin
 	for _, s := range stores {
 		redactSettings(s, schemas[KindStore])
 	}
+	if tel, ok := m["telemetry"].(map[string]any); ok {
+		redactSettings(tel["tracing"], schemas[KindTracer])
+	}
 	out, _ := redactStrings(m).(map[string]any)
 	return out
 }

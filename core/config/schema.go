@@ -15,6 +15,8 @@ const (
 	KindSession   = "session"
 	KindProcessor = "processor"
 	KindStore     = "store"
+	// KindTracer is the kind of telemetry.tracing's plugin.
+	KindTracer = "tracer"
 )
 
 // durationPattern matches Go durations such as 1.5s or 1h2m.
@@ -22,12 +24,13 @@ const durationPattern = `^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$|^0$`
 
 // Schema returns a JSON Schema (draft 2020-12) of the whole configuration
 // file, for editors. plugins[kind][type] is the settings schema of one
-// plugin type, kind being receiver, sender, session, processor or store;
+// plugin type, kind being receiver, sender, session, processor, store or
+// tracer;
 // each component's settings are then checked by a oneOf keyed on its type.
 // A kind without plugins accepts any type and any settings.
 func Schema(plugins map[string]map[string]json.RawMessage) ([]byte, error) {
 	for kind := range plugins {
-		if !slices.Contains([]string{KindReceiver, KindSender, KindSession, KindProcessor, KindStore}, kind) {
+		if !slices.Contains([]string{KindReceiver, KindSender, KindSession, KindProcessor, KindStore, KindTracer}, kind) {
 			return nil, fmt.Errorf("config: schema: unknown plugin kind %q", kind)
 		}
 	}
@@ -39,9 +42,10 @@ func Schema(plugins map[string]map[string]json.RawMessage) ([]byte, error) {
 	component := typeSchema(reflect.TypeFor[Component]())
 	processor := typeSchema(reflect.TypeFor[Processor]())
 	store := typeSchema(reflect.TypeFor[Store]())
+	tracer := typeSchema(reflect.TypeFor[Tracing]())
 	for kind, generic := range map[string]map[string]any{
 		KindReceiver: component, KindSender: component, KindSession: component,
-		KindProcessor: processor, KindStore: store,
+		KindProcessor: processor, KindStore: store, KindTracer: tracer,
 	} {
 		defs[kind] = pluginSchema(generic, plugins[kind])
 	}
@@ -56,6 +60,8 @@ func Schema(plugins map[string]map[string]json.RawMessage) ([]byte, error) {
 	for k := range storeProps {
 		storeProps[k] = ref(KindStore)
 	}
+	telProps := props["telemetry"].(map[string]any)["properties"].(map[string]any)
+	telProps["tracing"] = ref(KindTracer)
 	out, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("config: schema: %w", err)

@@ -214,6 +214,9 @@ func (v *validator) telemetry() {
 	t := v.f.Telemetry
 	v.oneOf("telemetry.log_level", t.LogLevel, "debug", "info", "warn", "error")
 	v.oneOf("telemetry.log_format", t.LogFormat, "text", "json")
+	if t.Tracing != nil && t.Tracing.Type == "" {
+		v.addf("telemetry.tracing.type", "type is required")
+	}
 }
 
 // stores checks that every configured store names a type.

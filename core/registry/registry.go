@@ -16,6 +16,7 @@ type Registry struct {
 	sessions   map[string]SessionFactory
 	processors map[string]ProcessorFactory
 	stores     map[string]StoreFactory
+	tracers    map[string]TracerFactory
 }
 
 // New returns an empty registry.
@@ -26,6 +27,7 @@ func New() *Registry {
 		sessions:   map[string]SessionFactory{},
 		processors: map[string]ProcessorFactory{},
 		stores:     map[string]StoreFactory{},
+		tracers:    map[string]TracerFactory{},
 	}
 }
 
@@ -46,6 +48,8 @@ func (r *Registry) Add(fs ...Factory) error {
 			dup = put(r.processors, f)
 		case StoreFactory:
 			dup = put(r.stores, f)
+		case TracerFactory:
+			dup = put(r.tracers, f)
 		default:
 			errs = append(errs, fmt.Sprintf("factory %q of kind %s has no Build method of its kind", f.Type(), f.Kind()))
 			continue
@@ -89,6 +93,9 @@ func (r *Registry) Processor(typ string) (ProcessorFactory, bool) {
 // Store returns the store factory of typ.
 func (r *Registry) Store(typ string) (StoreFactory, bool) { f, ok := r.stores[typ]; return f, ok }
 
+// Tracer returns the tracer factory of typ.
+func (r *Registry) Tracer(typ string) (TracerFactory, bool) { f, ok := r.tracers[typ]; return f, ok }
+
 // Lookup returns the factory of a kind and type, for decoding and schemas.
 func (r *Registry) Lookup(k Kind, typ string) (Factory, bool) {
 	switch k {
@@ -106,6 +113,9 @@ func (r *Registry) Lookup(k Kind, typ string) (Factory, bool) {
 		return f, ok
 	case KindStore:
 		f, ok := r.stores[typ]
+		return f, ok
+	case KindTracer:
+		f, ok := r.tracers[typ]
 		return f, ok
 	}
 	return nil, false
@@ -125,6 +135,8 @@ func (r *Registry) Types(k Kind) []string {
 		out = keys(r.processors)
 	case KindStore:
 		out = keys(r.stores)
+	case KindTracer:
+		out = keys(r.tracers)
 	}
 	return out
 }
@@ -138,9 +150,10 @@ func keys[F any](m map[string]F) []string {
 	return out
 }
 
-// Kinds lists every kind, in the order a configuration file declares them.
+// Kinds lists every kind, in the order a configuration file declares them
+// (the tracer's block, telemetry.tracing, comes last).
 func Kinds() []Kind {
-	return []Kind{KindSession, KindReceiver, KindSender, KindProcessor, KindStore}
+	return []Kind{KindSession, KindReceiver, KindSender, KindProcessor, KindStore, KindTracer}
 }
 
 // Decode finds the factory of k and typ and decodes settings with it. An
