@@ -15,6 +15,7 @@ require (
 	github.com/gobridge-oss/gobridge/stores/dynamodb v0.0.0
 	github.com/gobridge-oss/gobridge/stores/memory v0.0.0
 	github.com/gobridge-oss/gobridge/stores/sqlite v0.0.0
+	github.com/gobridge-oss/gobridge/telemetry/otel v0.0.0
 	github.com/gobridge-oss/gobridge/transports/amqp091 v0.0.0-00010101000000-000000000000
 	github.com/gobridge-oss/gobridge/transports/amqp10 v0.0.0
 	github.com/gobridge-oss/gobridge/transports/httpsse v0.0.0
@@ -23,6 +24,27 @@ require (
 	github.com/gobridge-oss/gobridge/transports/sqs v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/rabbitmq/amqp091-go v1.17.0
+)
+
+require (
+	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
+	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc v1.47.0 // indirect
+	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0 // indirect
+	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
+	google.golang.org/grpc v1.83.2 // indirect
 )
 
 require (
@@ -92,6 +114,7 @@ replace (
 	github.com/gobridge-oss/gobridge/stores/dynamodb => ../stores/dynamodb
 	github.com/gobridge-oss/gobridge/stores/memory => ../stores/memory
 	github.com/gobridge-oss/gobridge/stores/sqlite => ../stores/sqlite
+	github.com/gobridge-oss/gobridge/telemetry/otel => ../telemetry/otel
 	github.com/gobridge-oss/gobridge/transports/amqp091 => ../transports/amqp091
 	github.com/gobridge-oss/gobridge/transports/amqp10 => ../transports/amqp10
 	github.com/gobridge-oss/gobridge/transports/httpsse => ../transports/httpsse

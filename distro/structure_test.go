@@ -50,7 +50,8 @@ func imports(t *testing.T, dir string, tests bool) map[string][]string {
 // kind is the part of the repository a gobridge import path is in.
 func kind(p string) string {
 	switch {
-	case strings.HasPrefix(p, "transports/"), strings.HasPrefix(p, "processors/"), strings.HasPrefix(p, "stores/"):
+	case strings.HasPrefix(p, "transports/"), strings.HasPrefix(p, "processors/"), strings.HasPrefix(p, "stores/"),
+		strings.HasPrefix(p, "telemetry/"):
 		return "plugin"
 	case p == "service" || strings.HasPrefix(p, "service/"):
 		return "service"
@@ -88,7 +89,7 @@ func TestModuleArrows(t *testing.T) {
 	check("service", true, func(_, to string) bool { return kind(to) == "core" || kind(to) == "service" })
 	for _, m := range []string{"transports/mqtt", "transports/amqp091", "transports/amqp10", "transports/sqs",
 		"transports/servicebus", "transports/httpsse", "processors/filter", "processors/transform",
-		"processors/circuitbreaker", "processors/tenant", "stores/memory", "stores/sqlite", "stores/dynamodb"} {
+		"processors/circuitbreaker", "processors/tenant", "stores/memory", "stores/sqlite", "stores/dynamodb", "telemetry/otel"} {
 		check(m, true, func(from, to string) bool {
 			return kind(to) == "core" || (kind(to) == "plugin" && pluginModule(to) == pluginModule(from))
 		})

@@ -36,6 +36,7 @@ var Catalogue = []string{
 	"stores/dynamodb",
 	"stores/memory",
 	"stores/sqlite",
+	"telemetry/otel",
 	"transports/amqp091",
 	"transports/amqp10",
 	"transports/httpsse",

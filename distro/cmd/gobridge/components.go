@@ -13,6 +13,7 @@ import (
 	"github.com/gobridge-oss/gobridge/stores/dynamodb"
 	"github.com/gobridge-oss/gobridge/stores/memory"
 	"github.com/gobridge-oss/gobridge/stores/sqlite"
+	"github.com/gobridge-oss/gobridge/telemetry/otel"
 	"github.com/gobridge-oss/gobridge/transports/amqp091"
 	"github.com/gobridge-oss/gobridge/transports/amqp10"
 	"github.com/gobridge-oss/gobridge/transports/httpsse"
@@ -41,6 +42,7 @@ func components() []registry.Factory {
 	fs = append(fs, dynamodb.Factories()...)
 	fs = append(fs, memory.Factories()...)
 	fs = append(fs, sqlite.Factories()...)
+	fs = append(fs, otel.Factories()...)
 	fs = append(fs, amqp091.Factories()...)
 	fs = append(fs, amqp10.Factories()...)
 	fs = append(fs, httpsse.Factories()...)
