@@ -49,7 +49,9 @@ type previewer struct {
 	proposed map[string]any
 }
 
-func (p *previewer) PreviewConfig(context.Context, []byte) (map[string]any, error) { return p.proposed, nil }
+func (p *previewer) PreviewConfig(context.Context, []byte) (map[string]any, error) {
+	return p.proposed, nil
+}
 
 func TestValidateReturnsThePlan(t *testing.T) {
 	run := map[string]any{"routes": []any{map[string]any{"id": "a"}}}

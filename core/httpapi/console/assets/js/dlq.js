@@ -100,7 +100,7 @@ export function dlqPage(root) {
         cells: [
           h('input', { type: 'checkbox', class: 'pick', value: e.id, 'aria-label': 'Select entry ' + e.id }),
           h('a', { href: '#/dlq/' + encodeURIComponent(e.id), class: 'entry-link' }, e.id),
-          e.route, e.category, (e.error.code || '') + (e.error.message ? ': ' + e.error.message : ''),
+          e.route, e.category, errorLine(e.error),
           String(e.attempts), when(e.last_failure_at),
         ],
       }))));
@@ -179,6 +179,15 @@ export function dlqPage(root) {
   });
 }
 
+// errorLine is an entry's error code and message, without the code twice
+// when the message starts with it.
+function errorLine(err) {
+  const code = err.code || '';
+  const msg = err.message || '';
+  if (!code || msg.startsWith(code)) return msg || code;
+  return msg ? code + ': ' + msg : code;
+}
+
 // hex renders bytes as offset, hex and printable columns.
 function hex(bytes) {
   const lines = [];
@@ -226,7 +235,7 @@ export function entryPage(root, id) {
           h('dt', {}, 'Binding'), h('dd', {}, e.binding || '\u2014'),
           h('dt', {}, 'Address'), h('dd', {}, e.address || '\u2014'),
           h('dt', {}, 'Category'), h('dd', {}, e.category),
-          h('dt', {}, 'Error'), h('dd', { id: 'entry-error' }, [e.error.class, e.error.code].filter(Boolean).join(' / ') + (e.error.message ? ': ' + e.error.message : '')),
+          h('dt', {}, 'Error'), h('dd', { id: 'entry-error' }, (e.error.class ? e.error.class + ' \u00b7 ' : '') + errorLine(e.error)),
           h('dt', {}, 'Attempts'), h('dd', {}, String(e.attempts)),
           h('dt', {}, 'First failure'), h('dd', {}, when(e.first_failure_at)),
           h('dt', {}, 'Last failure'), h('dd', {}, when(e.last_failure_at)),
