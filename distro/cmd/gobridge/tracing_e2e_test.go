@@ -240,4 +240,3 @@ func keysOf(m map[string]sdktrace.ReadOnlySpan) []string {
 	}
 	return out
 }
-
