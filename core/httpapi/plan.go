@@ -33,16 +33,21 @@ type ReloadPlan struct {
 	// RoutesAdded, RoutesRemoved and RoutesChanged name routes by ID
 	// whose own entry differs; a route whose receiver or sender changed
 	// shows in Changes under that component.
-	RoutesAdded   []string       `json:"routes_added"`
-	RoutesRemoved []string       `json:"routes_removed"`
-	RoutesChanged []string       `json:"routes_changed"`
-	Changes       []ConfigChange `json:"changes"`
+	RoutesAdded   []string `json:"routes_added"`
+	RoutesRemoved []string `json:"routes_removed"`
+	RoutesChanged []string `json:"routes_changed"`
+	// RoutesAffected names routes whose own entry is the same but that
+	// use a receiver, binding, sender or processor that changes.
+	RoutesAffected []string       `json:"routes_affected"`
+	Changes        []ConfigChange `json:"changes"`
 }
 
 // planReload compares the running configuration with the proposed one.
 func planReload(running, proposed map[string]any) ReloadPlan {
-	p := ReloadPlan{RoutesAdded: []string{}, RoutesRemoved: []string{}, RoutesChanged: []string{}, Changes: []ConfigChange{}}
-	diffValue("", normalize(running), normalize(proposed), &p.Changes)
+	p := ReloadPlan{RoutesAdded: []string{}, RoutesRemoved: []string{}, RoutesChanged: []string{},
+		RoutesAffected: []string{}, Changes: []ConfigChange{}}
+	run, prop := normalize(running), normalize(proposed)
+	diffValue("", run, prop, &p.Changes)
 	for _, c := range p.Changes {
 		rest, ok := strings.CutPrefix(c.Path, "routes[")
 		if !ok {
@@ -58,7 +63,60 @@ func planReload(running, proposed map[string]any) ReloadPlan {
 			p.RoutesChanged = append(p.RoutesChanged, id)
 		}
 	}
+	p.RoutesAffected = affectedRoutes(p, prop)
 	return p
+}
+
+// affectedRoutes lists the routes of the proposed configuration that
+// neither are added nor change themselves but use a component that
+// changes: their receiver, a processor, a binding, or a binding's sender.
+func affectedRoutes(p ReloadPlan, proposed any) []string {
+	changed := map[string]map[string]bool{"receivers": {}, "senders": {}, "bindings": {}, "processors": {}}
+	for _, c := range p.Changes {
+		for section, set := range changed {
+			if rest, ok := strings.CutPrefix(c.Path, section+"["); ok {
+				id, _, _ := strings.Cut(rest, "]")
+				set[id] = true
+			} else if rest, ok := strings.CutPrefix(c.Path, section+"."); ok {
+				id, _, _ := strings.Cut(rest, ".")
+				set[id] = true
+			}
+		}
+	}
+	root, _ := proposed.(map[string]any)
+	if bl, ok := byID(root["bindings"]); ok {
+		for _, id := range bl.order {
+			b, _ := bl.items[id].(map[string]any)
+			if sid, _ := b["sender_id"].(string); changed["senders"][sid] {
+				changed["bindings"][id] = true
+			}
+		}
+	}
+	out := []string{}
+	rl, ok := byID(root["routes"])
+	if !ok {
+		return out
+	}
+	for _, id := range rl.order {
+		if slices.Contains(p.RoutesAdded, id) || slices.Contains(p.RoutesChanged, id) {
+			continue
+		}
+		r, _ := rl.items[id].(map[string]any)
+		recv, _ := r["receiver_id"].(string)
+		hit := changed["receivers"][recv]
+		for _, key := range []string{"bindings", "processors"} {
+			list, _ := r[key].([]any)
+			for _, v := range list {
+				if name, _ := v.(string); changed[key][name] {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // normalize round-trips v through JSON, so that both sides compare as

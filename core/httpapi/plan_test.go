@@ -26,7 +26,7 @@ func TestPlanReload(t *testing.T) {
 		"senders": []any{map[string]any{"id": "hook", "settings": map[string]any{"url": "http://a/accept", "token": "***"}}},
 	}
 	want := ReloadPlan{
-		RoutesAdded: []string{"new"}, RoutesRemoved: []string{"old"}, RoutesChanged: []string{"orders"},
+		RoutesAdded: []string{"new"}, RoutesRemoved: []string{"old"}, RoutesChanged: []string{"orders"}, RoutesAffected: []string{},
 		Changes: []ConfigChange{
 			{Path: "routes[orders].bindings", Before: []any{"x"}, After: []any{"x", "y"}},
 			{Path: "routes[old]", Before: map[string]any{"id": "old", "bindings": []any{"x"}}},
@@ -36,6 +36,35 @@ func TestPlanReload(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, planReload(running, proposed)); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+	// A route that uses a changed sender, processor or receiver is
+	// affected though its own entry is the same.
+	uses := func(url, proc, listen string) map[string]any {
+		return map[string]any{
+			"receivers":  []any{map[string]any{"id": "in", "settings": map[string]any{"listen": listen}}},
+			"senders":    []any{map[string]any{"id": "hook", "settings": map[string]any{"url": url}}},
+			"bindings":   []any{map[string]any{"id": "to-hook", "sender_id": "hook"}},
+			"processors": map[string]any{"shape": map[string]any{"type": proc}},
+			"routes": []any{
+				map[string]any{"id": "by-binding", "receiver_id": "other", "bindings": []any{"to-hook"}},
+				map[string]any{"id": "by-processor", "receiver_id": "other", "processors": []any{"shape"}},
+				map[string]any{"id": "by-receiver", "receiver_id": "in"},
+				map[string]any{"id": "untouched", "receiver_id": "other"},
+			},
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		proposed map[string]any
+		want     []string
+	}{
+		{"sender", uses("http://b", "transform", ":1"), []string{"by-binding"}},
+		{"processor", uses("http://a", "filter", ":1"), []string{"by-processor"}},
+		{"receiver", uses("http://a", "transform", ":2"), []string{"by-receiver"}},
+	} {
+		if diff := cmp.Diff(tt.want, planReload(uses("http://a", "transform", ":1"), tt.proposed).RoutesAffected); diff != "" {
+			t.Errorf("%s changes: affected routes (-want +got)\n%s", tt.name, diff)
+		}
 	}
 	same := planReload(running, running)
 	if len(same.Changes)+len(same.RoutesAdded)+len(same.RoutesRemoved)+len(same.RoutesChanged) != 0 {
@@ -62,7 +91,7 @@ func TestValidateReturnsThePlan(t *testing.T) {
 	}{
 		{"previewer", &previewer{fakeBackend: &fakeBackend{config: run, validation: ValidationResult{Valid: true}},
 			proposed: map[string]any{"routes": []any{map[string]any{"id": "a"}, map[string]any{"id": "b"}}}},
-			map[string]any{"routes_added": []any{"b"}, "routes_removed": []any{}, "routes_changed": []any{},
+			map[string]any{"routes_added": []any{"b"}, "routes_removed": []any{}, "routes_changed": []any{}, "routes_affected": []any{},
 				"changes": []any{map[string]any{"path": "routes[b]", "after": map[string]any{"id": "b"}}}}},
 		{"invalid document", &previewer{fakeBackend: &fakeBackend{config: run, validation: ValidationResult{Valid: false}},
 			proposed: map[string]any{}}, nil},

@@ -33,9 +33,10 @@ func screenshotDir(t *testing.T) string {
 // appear in the dead-letter view without reloading the page, inspects it,
 // fixes the webhook's URL through the reload page (after previewing the
 // change), redrives the entry, and sees it delivered at the webhook and
-// gone from the view. Every page passes the accessibility check, the
-// keyboard reaches the skip link first and Escape closes the confirmation
-// dialog, and the routes page fits a phone's width.
+// gone from the view. Signing in, moving between pages, confirming and
+// redriving are done with the keyboard; the first Tab reaches the skip
+// link and Escape closes the confirmation dialog. Every page passes the
+// accessibility check, and the routes page fits a phone's width.
 func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		itest.Unavailable(t, "%s is missing; run scripts/ensure-chromium.sh", chromiumPath)
@@ -123,7 +124,9 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 	}
 	open := func(page, ready string) {
 		t.Helper()
-		do("open the "+page+" page", chromedp.Click(chromedp.CSS(`#nav a[data-page="`+page+`"]`)), chromedp.WaitVisible(chromedp.CSS(ready)))
+		// By keyboard: focus the navigation link and press Enter.
+		do("open the "+page+" page", chromedp.Focus(chromedp.CSS(`#nav a[data-page="`+page+`"]`)), chromedp.KeyEvent(kb.Enter),
+			chromedp.WaitVisible(chromedp.CSS(ready)))
 	}
 
 	// Sign in. The keyboard reaches the skip link first.
@@ -146,7 +149,7 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 		t.Errorf("the first Tab focuses %q, want the skip link", got)
 	}
 	shot("login.png")
-	do("sign in", chromedp.SendKeys(chromedp.ID("login-key"), testKey), chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
+	do("sign in", chromedp.SendKeys(chromedp.ID("login-key"), testKey+kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`#live-state[data-state="live"]`)))
 	if got := eval("where the key is", `[location.href.includes(sessionStorage.getItem('gobridge.adminKey')) ? 'url' : 'not in url', localStorage.length, document.cookie].join('|')`); got != "not in url|0|" {
 		t.Errorf("key placement %q: want it in session storage only", got)
@@ -202,12 +205,15 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 	do("paste the fixed configuration", chromedp.SetValue(chromedp.ID("reload-yaml"), testConfig(p, hook.URL+"/accept")),
 		chromedp.Click(chromedp.ID("reload-preview")))
 	waitFor("the plan", `document.getElementById('reload-plan').innerText.includes('senders[hook].settings.url')`)
+	if got := eval("affected routes", `document.getElementById('plan-affected').textContent`); got != "orders" {
+		t.Errorf("the plan names %q as using a changed part, want orders (its binding's sender changes)", got)
+	}
 	accessible("reload")
 	eval("scroll to the plan", `document.getElementById('reload-status').scrollIntoView(); ''`)
 	shot("reload.png")
 	do("apply", chromedp.Click(chromedp.ID("reload-apply")))
 	waitFor("confirmation", `document.getElementById('confirm').open`)
-	do("confirm", chromedp.Click(chromedp.ID("confirm-ok")))
+	do("confirm", chromedp.Focus(chromedp.ID("confirm-ok")), chromedp.KeyEvent(kb.Enter))
 	waitFor("reloaded", `document.getElementById('reload-status').textContent.includes('Reloaded')`)
 
 	open("config", "#config-json")
@@ -219,7 +225,8 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 
 	// Redrive the selected entry; the webhook gets it and the view empties.
 	open("dlq", "tr.dlq-row")
-	do("select and redrive", chromedp.Click(chromedp.CSS(`input.pick`)), chromedp.Click(chromedp.ID("redrive-selected")))
+	do("select and redrive by keyboard", chromedp.Focus(chromedp.ID("select-all")), chromedp.KeyEvent(kb.Enter),
+		chromedp.Focus(chromedp.ID("redrive-selected")), chromedp.KeyEvent(kb.Enter))
 	eventually(t, "the webhook receiving the redriven order", func() bool { return len(hook.accepted()) > 0 }, bridge.logs.String)
 	if got := hook.accepted(); len(got) != 1 || !strings.Contains(got[0], `"order_id":7`) {
 		t.Errorf("webhook accepted %q, want the redriven order once", got)

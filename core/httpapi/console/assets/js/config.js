@@ -104,7 +104,8 @@ export function reloadPage(root) {
         h('dl', { class: 'facts' },
           h('dt', {}, 'Routes added'), h('dd', {}, names(p.routes_added)),
           h('dt', {}, 'Routes removed'), h('dd', {}, names(p.routes_removed)),
-          h('dt', {}, 'Routes changed'), h('dd', {}, names(p.routes_changed))),
+          h('dt', {}, 'Routes changed'), h('dd', {}, names(p.routes_changed)),
+          h('dt', {}, 'Routes using a changed part'), h('dd', { id: 'plan-affected' }, names(p.routes_affected || []))),
         p.changes.length ? table('Changed settings', [{ label: 'Setting' }, { label: 'Running' }, { label: 'Proposed' }],
           p.changes.map((c) => ({ cells: [h('code', {}, c.path), h('span', { class: 'diff-before' }, show(c.before)), h('span', { class: 'diff-after' }, show(c.after))] })))
           : h('p', {}, 'No setting differs from the running configuration.')));

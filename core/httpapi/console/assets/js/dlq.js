@@ -59,6 +59,7 @@ export function dlqPage(root) {
   const target = routeSelect('redrive-target', 'Redrive to', 'Each entry\u2019s own route', '');
   const bulk = h('div', { class: 'card actions', id: 'dlq-actions' },
     target,
+    h('button', { type: 'button', id: 'select-all', class: 'secondary', onclick: () => selectAll() }, 'Select all shown'),
     h('button', { type: 'button', id: 'redrive-selected', onclick: () => redriveSelected() }, 'Redrive selected'),
     h('button', { type: 'button', id: 'purge', class: 'danger', onclick: () => purge() }, 'Purge matching\u2026'));
   root.append(depth, form, bulk, status, list, more);
@@ -125,6 +126,13 @@ export function dlqPage(root) {
     } finally {
       loading = false;
     }
+  }
+
+  function selectAll() {
+    const boxes = [...list.querySelectorAll('input.pick')];
+    const all = boxes.length && boxes.every((c) => c.checked);
+    for (const c of boxes) c.checked = !all;
+    announce(all ? 'Selection cleared.' : boxes.length + ' entries selected.');
   }
 
   async function redriveSelected() {
