@@ -78,6 +78,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := http.NewResponseController(w)
+	// The request is read already; lift the server's read deadline so
+	// that it cannot end a stream that lasts longer.
+	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -131,8 +134,9 @@ type sseEvent struct {
 
 // snapshot builds the three events in their fixed order.
 func (s *Server) snapshot(ctx context.Context, smp *sampler) []sseEvent {
-	dlq := s.dlqSnapshot(ctx)
-	routes := s.routesSnapshot(ctx, smp, dlq)
+	rs := s.b.Routes(ctx)
+	dlq := s.dlqSnapshot(ctx, rs)
+	routes := s.routesSnapshot(ctx, smp, rs, dlq)
 	rd := s.b.Readiness(ctx)
 	health := liveHealth{
 		Ready: readyBody{Level: effectiveLevel(rd), Requested: LevelFull, Role: rd.Role, Detail: rd.Detail},
@@ -153,7 +157,7 @@ func (s *Server) snapshot(ctx context.Context, smp *sampler) []sseEvent {
 	return out
 }
 
-func (s *Server) dlqSnapshot(ctx context.Context) liveDLQ {
+func (s *Server) dlqSnapshot(ctx context.Context, rs []RouteStatus) liveDLQ {
 	out := liveDLQ{ByRoute: map[string]int{}}
 	st := s.b.DLQ()
 	if st == nil {
@@ -163,7 +167,7 @@ func (s *Server) dlqSnapshot(ctx context.Context) liveDLQ {
 	if n, err := st.Count(ctx, ports.DLQFilter{}); err == nil {
 		out.Depth = n
 	}
-	for _, rt := range s.b.Routes(ctx) {
+	for _, rt := range rs {
 		if n, err := st.Count(ctx, ports.DLQFilter{RouteID: rt.ID}); err == nil {
 			out.ByRoute[rt.ID] = n
 		}
@@ -171,7 +175,7 @@ func (s *Server) dlqSnapshot(ctx context.Context) liveDLQ {
 	return out
 }
 
-func (s *Server) routesSnapshot(ctx context.Context, smp *sampler, dlq liveDLQ) liveRoutes {
+func (s *Server) routesSnapshot(ctx context.Context, smp *sampler, rs []RouteStatus, dlq liveDLQ) liveRoutes {
 	now := time.Now()
 	counters := s.routeCounters(ctx)
 	secs := 0.0
@@ -179,7 +183,7 @@ func (s *Server) routesSnapshot(ctx context.Context, smp *sampler, dlq liveDLQ) 
 		secs = now.Sub(smp.at).Seconds()
 	}
 	out := liveRoutes{Routes: []liveRoute{}}
-	for _, rt := range s.b.Routes(ctx) {
+	for _, rt := range rs {
 		lr := liveRoute{ID: rt.ID, State: rt.State, Role: rt.Role, LastError: rt.LastError, InFlight: rt.InFlight}
 		if c := counters[rt.ID]; c != nil {
 			lr.InFlight = max(lr.InFlight, int(c.inFlight))

@@ -211,6 +211,33 @@ func TestShutdownEndsEventStreams(t *testing.T) {
 	}
 }
 
+// TestEventsOutliveTheReadTimeout keeps a stream open well past the
+// server's read timeout, which would otherwise cancel the request.
+func TestEventsOutliveTheReadTimeout(t *testing.T) {
+	s := newTestServer(t, &fakeBackend{})
+	s.eventTick, s.heartbeat = time.Hour, 10*time.Millisecond
+	admin, _ := s.Handlers()
+	srv := httptest.NewUnstartedServer(admin)
+	srv.Config.ReadTimeout = 50 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	st := openStream(t, srv.URL, adminKey)
+	deadline := time.Now().Add(500 * time.Millisecond)
+	beats := 0
+	for time.Now().Before(deadline) {
+		it, ok := st.next(t)
+		if !ok {
+			t.Fatalf("stream ended after %d heartbeats, within the read timeout's reach", beats)
+		}
+		if it.name == ":" {
+			beats++
+		}
+	}
+	if beats < 5 {
+		t.Errorf("%d heartbeats in 500ms, want several", beats)
+	}
+}
+
 func TestRouteRates(t *testing.T) {
 	received := 10.0
 	b := &fakeBackend{routes: []RouteStatus{{ID: "a", State: RouteRunning}},
@@ -220,13 +247,13 @@ func TestRouteRates(t *testing.T) {
 		})}
 	s := newTestServer(t, b)
 	smp := &sampler{}
-	first := s.routesSnapshot(t.Context(), smp, liveDLQ{})
+	first := s.routesSnapshot(t.Context(), smp, b.routes, liveDLQ{})
 	if r := first.Routes[0]; r.ReceivedPerSec != 0 || r.OutboxDepth != nil || r.DLQDepth != nil {
 		t.Errorf("first snapshot %+v: want no rate yet and no outbox or DLQ depth", r)
 	}
 	smp.at = smp.at.Add(-2 * time.Second) // as if the last tick was 2s ago
 	received = 30
-	r := s.routesSnapshot(t.Context(), smp, liveDLQ{}).Routes[0]
+	r := s.routesSnapshot(t.Context(), smp, b.routes, liveDLQ{}).Routes[0]
 	if r.ReceivedPerSec < 5 || r.ReceivedPerSec > 10 || r.SentPerSec != 0 {
 		t.Errorf("after 20 more received in about 2s: received %v/s (want about 10), sent %v/s (want 0)", r.ReceivedPerSec, r.SentPerSec)
 	}
