@@ -23,7 +23,7 @@ func (w *worker) send(ctx context.Context, b *Binding, p ports.DispatchPlan, add
 		out = w.rn.withTrace(ctx, out, out == env)
 	}
 	msg := ports.OutboundMessage{Envelope: out, Address: addr, NotBefore: b.notBefore()}
-	if base := ctx == w.baseCtx; base || (w.guarded != nil && ctx == w.guarded && ctx.Err() == nil) {
+	if base := w.isBase(ctx); base || (w.guarded != nil && w.isGuarded(ctx) && ctx.Err() == nil) {
 		// The common cases: reuse the worker's guard (no allocation). A
 		// guarded delivery context descends from the guard's, so the
 		// watchdog's cancel reaches it.
@@ -50,7 +50,12 @@ func (w *worker) guardedSend(ctx context.Context, b *Binding, msg ports.Outbound
 		}
 	}()
 	gctx := w.guard.start(w.rn.coarseNow.Load())
-	if base {
+	switch {
+	case base && ctx != w.baseCtx:
+		// A traced delivery: the guard's cancellation, the trace's values.
+		w.sendCtx = valuesCtx{Context: gctx, vals: ctx}
+		ctx = &w.sendCtx
+	case base:
 		ctx = gctx
 	}
 	return b.Sender.Send(ctx, msg)

@@ -28,18 +28,19 @@ const (
 
 // Attribute keys of the runtime's spans.
 const (
-	attrRoute     = "gobridge.route"
-	attrReceiver  = "gobridge.receiver"
-	attrBinding   = "gobridge.binding"
-	attrAddress   = "messaging.destination.name"
-	attrMessageID = "messaging.message.id"
-	attrProcessor = "gobridge.processor"
-	attrAttempt   = "gobridge.attempt"
-	attrFault     = "gobridge.fault.code"
-	attrOutcome   = "gobridge.outcome"
-	attrDelayMS   = "gobridge.retry.delay_ms"
-	attrRecord    = "gobridge.outbox.record"
-	attrTrusted   = "gobridge.trusted_upstream"
+	attrRoute       = "gobridge.route"
+	attrReceiver    = "gobridge.receiver"
+	attrBinding     = "gobridge.binding"
+	attrAddress     = "messaging.destination.name"
+	attrMessageID   = "messaging.message.id"
+	attrProcessor   = "gobridge.processor"
+	attrAttempt     = "gobridge.attempt"
+	attrFault       = "gobridge.fault.code"
+	attrOutcome     = "gobridge.outcome"
+	attrDelayMS     = "gobridge.retry.delay_ms"
+	attrRecord      = "gobridge.outbox.record"
+	attrTrusted     = "gobridge.trusted_upstream"
+	attrDLQCategory = "gobridge.dlq.category"
 )
 
 // processorNames names each processor of the route for its span, once.
@@ -62,10 +63,7 @@ func processorNames(ps []ports.Processor) []string {
 func (w *worker) startReceive(ctx context.Context, env *messaging.Envelope) (context.Context, telemetry.Span) {
 	rn := w.rn
 	trusted := rn.route.TrustBridgeHeaders
-	o := telemetry.StartOptions{Kind: telemetry.KindConsumer, Attrs: []telemetry.Attr{
-		telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrReceiver, rn.route.ReceiverID),
-		telemetry.String(attrMessageID, env.ID), boolAttr(attrTrusted, trusted),
-	}}
+	o := telemetry.StartOptions{Kind: telemetry.KindConsumer}
 	if trusted {
 		ctx = rn.tracer.Extract(ctx, env.Headers)
 	} else {
@@ -74,7 +72,12 @@ func (w *worker) startReceive(ctx context.Context, env *messaging.Envelope) (con
 			o.Links = []context.Context{remote}
 		}
 	}
-	return rn.tracer.Start(ctx, spanReceive, o)
+	ctx, sp := rn.tracer.Start(ctx, spanReceive, o)
+	if sp.Recording() {
+		sp.SetAttributes(telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrReceiver, rn.route.ReceiverID),
+			telemetry.String(attrMessageID, env.ID), boolAttr(attrTrusted, trusted))
+	}
+	return ctx, sp
 }
 
 func boolAttr(key string, v bool) telemetry.Attr {
@@ -86,9 +89,12 @@ func boolAttr(key string, v bool) telemetry.Attr {
 
 // tracedProcessor wraps processor i of the chain in a span of its own.
 func (rn *runner) tracedProcessor(i int, p ports.Processor, next ports.ProcessorFunc) ports.ProcessorFunc {
-	attrs := []telemetry.Attr{telemetry.String(attrProcessor, rn.procNames[i])}
+	attr := telemetry.String(attrProcessor, rn.procNames[i])
 	return func(ctx context.Context, env *messaging.Envelope) error {
-		ctx, sp := rn.tracer.Start(ctx, spanProcess, telemetry.StartOptions{Attrs: attrs})
+		ctx, sp := rn.tracer.Start(ctx, spanProcess, telemetry.StartOptions{})
+		if sp.Recording() {
+			sp.SetAttributes(attr)
+		}
 		err := p.Process(ctx, env, next)
 		sp.End(err)
 		return err
@@ -97,10 +103,12 @@ func (rn *runner) tracedProcessor(i int, p ports.Processor, next ports.Processor
 
 // startSend opens the span of one send to binding at addr.
 func (rn *runner) startSend(ctx context.Context, binding, addr string, attempt int) (context.Context, telemetry.Span) {
-	return rn.tracer.Start(ctx, spanSend, telemetry.StartOptions{Kind: telemetry.KindProducer, Attrs: []telemetry.Attr{
-		telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrBinding, binding),
-		telemetry.String(attrAddress, addr), telemetry.Int(attrAttempt, int64(attempt)),
-	}})
+	ctx, sp := rn.tracer.Start(ctx, spanSend, telemetry.StartOptions{Kind: telemetry.KindProducer})
+	if sp.Recording() {
+		sp.SetAttributes(telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrBinding, binding),
+			telemetry.String(attrAddress, addr), telemetry.Int(attrAttempt, int64(attempt)))
+	}
+	return ctx, sp
 }
 
 // endWithFault ends sp, naming err's fault code when it failed.
@@ -151,17 +159,19 @@ func (w *worker) sendAttempt() int {
 // span, marking the asynchronous hand-off (the drain may run much later,
 // on another instance).
 func (rn *runner) startDrain(ctx context.Context, r ports.OutboxRecord) (context.Context, telemetry.Span) {
-	o := telemetry.StartOptions{Attrs: []telemetry.Attr{
-		telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrBinding, r.BindingID),
-		telemetry.String(attrRecord, r.ID), telemetry.Int(attrAttempt, int64(r.ReplayCount+1)),
-	}}
+	var o telemetry.StartOptions
 	if r.Envelope != nil {
 		if stored := rn.tracer.Extract(ctx, r.Envelope.Headers); stored != ctx {
 			ctx = stored
 			o.Links = []context.Context{stored}
 		}
 	}
-	return rn.tracer.Start(ctx, spanDrain, o)
+	ctx, sp := rn.tracer.Start(ctx, spanDrain, o)
+	if sp.Recording() {
+		sp.SetAttributes(telemetry.String(attrRoute, rn.route.ID), telemetry.String(attrBinding, r.BindingID),
+			telemetry.String(attrRecord, r.ID), telemetry.Int(attrAttempt, int64(r.ReplayCount+1)))
+	}
+	return ctx, sp
 }
 
 // recordTrace is the trace state of one claimed record while a drainer
@@ -214,9 +224,10 @@ func (w *worker) tracedSettle(ctx context.Context, d ports.Delivery, env *messag
 // each record's envelope, so that the drain continues the trace (see
 // startDrain).
 func (rn *runner) startPersist(ctx context.Context, env *messaging.Envelope, recs []ports.OutboxRecord) (context.Context, telemetry.Span) {
-	ctx, sp := rn.tracer.Start(ctx, spanPersist, telemetry.StartOptions{Attrs: []telemetry.Attr{
-		telemetry.String(attrRoute, rn.route.ID), telemetry.Int("gobridge.outbox.records", int64(len(recs))),
-	}})
+	ctx, sp := rn.tracer.Start(ctx, spanPersist, telemetry.StartOptions{})
+	if sp.Recording() {
+		sp.SetAttributes(telemetry.String(attrRoute, rn.route.ID), telemetry.Int("gobridge.outbox.records", int64(len(recs))))
+	}
 	for i := range recs {
 		recs[i].Envelope = rn.withTrace(ctx, recs[i].Envelope, recs[i].Envelope == env)
 	}
@@ -229,7 +240,7 @@ func (w *worker) tracedDeadLetter(ctx context.Context, env *messaging.Envelope, 
 		return w.deadLetter(env, d, err, cat)
 	}
 	_, sp := w.rn.tracer.Start(ctx, spanDLQ, telemetry.StartOptions{Attrs: []telemetry.Attr{
-		telemetry.String(attrRoute, w.rn.route.ID), telemetry.String("gobridge.dlq.category", string(cat)),
+		telemetry.String(attrRoute, w.rn.route.ID), telemetry.String(attrDLQCategory, string(cat)),
 	}})
 	werr := w.deadLetter(env, d, err, cat)
 	endWithFault(sp, werr)
@@ -243,9 +254,38 @@ func (dr *drainer) tracedDeadLetter(ctx context.Context, r ports.OutboxRecord, v
 	}
 	ctx, sp := dr.rn.tracer.Start(ctx, spanDLQ, telemetry.StartOptions{Attrs: []telemetry.Attr{
 		telemetry.String(attrRoute, dr.rn.route.ID), telemetry.String(attrBinding, r.BindingID),
-		telemetry.String("gobridge.dlq.category", string(v.category)),
+		telemetry.String(attrDLQCategory, string(v.category)),
 	}})
 	werr := dr.deadLetter(ctx, r, v, first)
 	endWithFault(sp, werr)
 	return werr
+}
+
+// isBase reports whether ctx is the worker's base context, or, on a traced
+// route, one that only adds values (the spans) to it: it is then cancelled
+// exactly when the base context is, and sends may use the send guard.
+func (w *worker) isBase(ctx context.Context) bool {
+	return ctx == w.baseCtx || (w.rn.traced && ctx.Done() == w.baseCtx.Done())
+}
+
+// isGuarded is isBase for the delivery's guarded context.
+func (w *worker) isGuarded(ctx context.Context) bool {
+	return ctx == w.guarded || (w.rn.traced && ctx.Done() == w.guarded.Done())
+}
+
+// valuesCtx is a context cancelled like Context that also has the values
+// of vals: a traced send runs under the send guard's context and still
+// carries its span. Context's own values come first, so that the context
+// package finds the guard's cancellation (context.Cause, children).
+type valuesCtx struct {
+	context.Context
+	vals context.Context
+}
+
+// Value implements context.Context.
+func (c *valuesCtx) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.vals.Value(key)
 }

@@ -213,3 +213,44 @@ func TestTracedFailuresRecordFaultRetryAndDLQ(t *testing.T) {
 		t.Errorf("dlq span parent = %q, want gobridge.settle", got)
 	}
 }
+
+// ctxSender blocks each send until its context ends, after noting the
+// trace context the sender was handed.
+type ctxSender struct {
+	rec  *telemetry.Recorder
+	seen chan string
+}
+
+func (s ctxSender) Send(ctx context.Context, _ ports.OutboundMessage) error {
+	h := map[string]any{}
+	s.rec.Inject(ctx, h)
+	select {
+	case s.seen <- traceparent(&messaging.Envelope{Headers: h}):
+	default:
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestTracedSendKeepsItsTimeoutAndSpan(t *testing.T) {
+	rec := telemetry.NewRecorder()
+	recv := memtransport.NewReceiver(memtransport.Options{})
+	snd := ctxSender{rec: rec, seen: make(chan string, 1)}
+	start(t, []runtime.Route{{ID: "r", ReceiverID: "mem", Receiver: recv,
+		Policy:   runtime.Policy{SendTimeout: 20 * time.Millisecond, Backoff: runtime.Backoff{Initial: time.Hour}},
+		Bindings: []runtime.Binding{{ID: "b", Sender: snd}}}}, runtime.Options{Tracer: rec, DLQ: newMemDLQ()})
+	publish(t, recv, messaging.NewEnvelope("s", []byte("p")))
+	var inSender string
+	select {
+	case inSender = <-snd.seen:
+	case <-waitCtx(t).Done():
+		t.Fatal("the sender was never called")
+	}
+	send := waitSpans(t, rec, "gobridge.send")["gobridge.send"]
+	if got := send.Attrs["gobridge.fault.code"]; got != string(fault.CodeTimeout) {
+		t.Errorf("send fault code = %v, want %s (send_timeout must still apply to a traced send)", got, fault.CodeTimeout)
+	}
+	if want := "00-" + send.TraceID + "-" + send.SpanID + "-01"; inSender != want {
+		t.Errorf("the sender's context carries %q, want the send span %q", inSender, want)
+	}
+}

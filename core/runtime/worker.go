@@ -50,6 +50,7 @@ type worker struct {
 	origSubj    string            // subject and payload as received, for
 	origBody    []byte            // the DLQ (payloads are immutable)
 	span        telemetry.Span    // the receive span (traced routes only)
+	sendCtx     valuesCtx         // a traced send's context (see guardedSend)
 }
 
 // dispatchFailure is one destination that refused the message.

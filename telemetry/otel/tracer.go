@@ -30,23 +30,46 @@ func New(tp trace.TracerProvider) *Tracer {
 
 var _ telemetry.Tracer = (*Tracer)(nil)
 
-// Start implements telemetry.Tracer.
+// kindOnly holds, per telemetry.SpanKind, the start options of a span
+// that has nothing but its kind, built once so that starting one
+// allocates no options.
+var kindOnly = [...][]trace.SpanStartOption{
+	telemetry.KindInternal: {trace.WithSpanKind(trace.SpanKindInternal)},
+	telemetry.KindConsumer: {trace.WithSpanKind(trace.SpanKindConsumer)},
+	telemetry.KindProducer: {trace.WithSpanKind(trace.SpanKindProducer)},
+}
+
+// Start implements telemetry.Tracer. Attributes are set once the span is
+// started, and only when it records: an unsampled span costs no
+// attribute conversion.
 func (t *Tracer) Start(ctx context.Context, name string, o telemetry.StartOptions) (context.Context, telemetry.Span) {
-	opts := make([]trace.SpanStartOption, 0, 4)
-	opts = append(opts, trace.WithSpanKind(spanKind(o.Kind)))
-	if len(o.Attrs) > 0 {
-		opts = append(opts, trace.WithAttributes(attributes(o.Attrs)...))
+	k := o.Kind
+	if int(k) >= len(kindOnly) {
+		k = telemetry.KindInternal
 	}
+	opts := kindOnly[k]
+	if len(o.Links) > 0 || o.NewRoot {
+		opts = append(opts[:1:1], startExtras(o)...)
+	}
+	ctx, sp := t.tr.Start(ctx, name, opts...)
+	if len(o.Attrs) > 0 && sp.IsRecording() {
+		sp.SetAttributes(attributes(o.Attrs)...)
+	}
+	return ctx, span{sp}
+}
+
+// startExtras are the links and new-root option of o.
+func startExtras(o telemetry.StartOptions) []trace.SpanStartOption {
+	var out []trace.SpanStartOption
 	for _, l := range o.Links {
 		if sc := trace.SpanContextFromContext(l); sc.IsValid() {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+			out = append(out, trace.WithLinks(trace.Link{SpanContext: sc}))
 		}
 	}
 	if o.NewRoot {
-		opts = append(opts, trace.WithNewRoot())
+		out = append(out, trace.WithNewRoot())
 	}
-	ctx, sp := t.tr.Start(ctx, name, opts...)
-	return ctx, span{sp}
+	return out
 }
 
 // Extract implements telemetry.Tracer: ctx itself when h holds no valid
@@ -68,16 +91,6 @@ func (t *Tracer) Inject(ctx context.Context, h map[string]any) {
 		}
 	}
 	t.prop.Inject(ctx, carrier(h))
-}
-
-func spanKind(k telemetry.SpanKind) trace.SpanKind {
-	switch k {
-	case telemetry.KindConsumer:
-		return trace.SpanKindConsumer
-	case telemetry.KindProducer:
-		return trace.SpanKindProducer
-	}
-	return trace.SpanKindInternal
 }
 
 func attributes(as []telemetry.Attr) []attribute.KeyValue {
