@@ -59,7 +59,7 @@ func (w *worker) dispatch(ctx context.Context, env *messaging.Envelope) {
 		} else {
 			err = w.send(ctx, b, p, addr, env)
 		}
-		rn.sendEnd(b.ID, start, err)
+		rn.sendEnd(b.ID, start, err, w.traceID)
 		if err != nil {
 			rn.m.sendError(b.ID, err).Add(1)
 			w.failures = append(w.failures, dispatchFailure{bindingID: b.ID, address: addr, err: err})

@@ -103,7 +103,7 @@ func (dr *drainer) sendBatch(ctx context.Context, bs ports.BatchSender, recs []p
 	defer cancel()
 	start := dr.rn.sendStart()
 	res, err := safeSendBatch(sctx, bs, msgs)
-	dr.rn.sendTimed(dr.b.ID, start)
+	dr.rn.sendTimed(dr.b.ID, start, "") // a batch spans many traces
 	if err == nil && len(res) != len(msgs) {
 		err = fault.ErrProtocolError.WithMessage(fmt.Sprintf("batch sender returned %d results for %d messages", len(res), len(msgs)))
 		err = fault.ErrUnavailable.Wrap(err) // the messages themselves did nothing wrong
@@ -157,7 +157,7 @@ func (dr *drainer) sendEach(ctx context.Context, recs []ports.OutboxRecord, live
 			sctx, cancel := context.WithTimeout(ctx, dr.rn.policy.SendTimeout)
 			start := dr.rn.sendStart()
 			results[i] = safeSend(sctx, dr.b.Sender, ports.OutboundMessage{Envelope: dr.tracedOutbound(tr, recs, i), Address: recs[i].Address, NotBefore: dr.b.notBefore()})
-			dr.rn.sendTimed(dr.b.ID, start)
+			dr.rn.sendTimed(dr.b.ID, start, recordTraceID(tr, i))
 			cancel()
 		}
 	}

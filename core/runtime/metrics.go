@@ -187,7 +187,7 @@ func (m *routeMetrics) delivered(env *messaging.Envelope, now time.Time) {
 func (w *worker) observeHandled(env *messaging.Envelope, err error, start time.Time) {
 	rn := w.rn
 	now := rn.opts.Clock.Now()
-	rn.m.handle.Observe(now.Sub(start).Seconds())
+	telemetry.ObserveWithTrace(rn.m.handle, now.Sub(start).Seconds(), w.traceID)
 	if err == nil && !rn.outbox && w.outcome.Outcome == ports.SettledAcked {
 		rn.m.delivered(env, now)
 	}
@@ -304,22 +304,23 @@ func (rn *runner) sendStart() time.Time {
 
 // sendTimed records the duration of a send call that began at start (a
 // sendStart value) in the binding's send-time histogram.
-func (rn *runner) sendTimed(bindingID string, start time.Time) {
+// traceID, when not empty, is the sampled trace of the send (an exemplar).
+func (rn *runner) sendTimed(bindingID string, start time.Time, traceID string) {
 	if start.IsZero() {
 		return
 	}
-	rn.m.binding[bindingID].sendTime.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+	telemetry.ObserveWithTrace(rn.m.binding[bindingID].sendTime, rn.opts.Clock.Now().Sub(start).Seconds(), traceID)
 }
 
 // sendEnd is sendTimed for a direct send, which also counts the message as
 // sent when the target accepted it (a drained record is counted once it is
 // settled, in recordDelivered).
-func (rn *runner) sendEnd(bindingID string, start time.Time, err error) {
+func (rn *runner) sendEnd(bindingID string, start time.Time, err error, traceID string) {
 	if start.IsZero() {
 		return
 	}
 	bm := rn.bindingMetrics(bindingID)
-	bm.sendTime.Observe(rn.opts.Clock.Now().Sub(start).Seconds())
+	telemetry.ObserveWithTrace(bm.sendTime, rn.opts.Clock.Now().Sub(start).Seconds(), traceID)
 	if err == nil {
 		bm.sent.Add(1)
 	}

@@ -289,3 +289,12 @@ func (c *valuesCtx) Value(key any) any {
 	}
 	return c.vals.Value(key)
 }
+
+// recordTraceID is the sampled trace of record i's send, for exemplars;
+// "" when the route is not traced.
+func recordTraceID(tr []recordTrace, i int) string {
+	if tr == nil || tr[i].send == nil {
+		return ""
+	}
+	return telemetry.TraceIDOf(tr[i].send)
+}

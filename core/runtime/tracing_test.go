@@ -2,10 +2,14 @@ package runtime_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/memtransport"
@@ -13,6 +17,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
+	"github.com/gobridge-oss/gobridge/core/telemetry/prom"
 )
 
 // upstreamParent is a traceparent a producer put on its message.
@@ -252,5 +257,55 @@ func TestTracedSendKeepsItsTimeoutAndSpan(t *testing.T) {
 	}
 	if want := "00-" + send.TraceID + "-" + send.SpanID + "-01"; inSender != want {
 		t.Errorf("the sender's context carries %q, want the send span %q", inSender, want)
+	}
+}
+
+func TestTracedLatencyHistogramsCarryTheTraceAsExemplar(t *testing.T) {
+	rec := telemetry.NewRecorder()
+	meter := prom.New(prometheus.NewRegistry())
+	recv := memtransport.NewReceiver(memtransport.Options{})
+	snd := memtransport.NewSender(memtransport.SenderOptions{})
+	start(t, []runtime.Route{{ID: "r", ReceiverID: "mem", Receiver: recv,
+		Bindings: []runtime.Binding{{ID: "b", Sender: snd}}}}, runtime.Options{Tracer: rec, Meter: meter, DLQ: newMemDLQ()})
+	publish(t, recv, messaging.NewEnvelope("s", []byte("p")))
+	trace := waitSpans(t, rec, "gobridge.receive")["gobridge.receive"].TraceID
+	// The handle histogram is observed just after the receive span ends:
+	// scrape until both exemplars are there.
+	scrape := func() string {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+		out := httptest.NewRecorder()
+		meter.Handler().ServeHTTP(out, req)
+		return out.Body.String()
+	}
+	missing := func(body string) []string {
+		var out []string
+		for _, family := range []string{"gobridge_route_handle_seconds_bucket", "gobridge_route_send_seconds_bucket"} {
+			found := false
+			for _, line := range strings.Split(body, "\n") {
+				if strings.HasPrefix(line, family) && strings.Contains(line, `# {trace_id="`+trace+`"}`) {
+					found = true
+				}
+			}
+			if !found {
+				out = append(out, family)
+			}
+		}
+		return out
+	}
+	ctx := waitCtx(t)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		body := scrape()
+		m := missing(body)
+		if len(m) == 0 {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("no exemplar with trace_id %s on %v in:\n%s", trace, m, body)
+		}
 	}
 }

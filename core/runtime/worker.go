@@ -51,6 +51,7 @@ type worker struct {
 	origBody    []byte            // the DLQ (payloads are immutable)
 	span        telemetry.Span    // the receive span (traced routes only)
 	sendCtx     valuesCtx         // a traced send's context (see guardedSend)
+	traceID     string            // the sampled trace of the delivery, for exemplars
 }
 
 // dispatchFailure is one destination that refused the message.
@@ -126,6 +127,9 @@ func (w *worker) handle(d ports.Delivery) {
 	ctx, held := w.keepLease(ctx, d, base)
 	if rn.traced {
 		ctx, w.span = w.startReceive(ctx, env)
+		if rn.timed {
+			w.traceID = telemetry.TraceIDOf(w.span)
+		}
 	}
 	err := w.process(ctx, d, env)
 	w.releaseLease(held) // no extension may run once settling begins
@@ -147,7 +151,7 @@ func (w *worker) handle(d ports.Delivery) {
 	if rn.timed {
 		w.observeHandled(env, err, start)
 	}
-	w.d, w.failures, w.accepted = nil, w.failures[:0], w.accepted[:0]
+	w.d, w.failures, w.accepted, w.traceID = nil, w.failures[:0], w.accepted[:0], ""
 }
 
 // settleSafely settles d and survives a panic in the source's Ack or Retry

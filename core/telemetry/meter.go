@@ -36,6 +36,26 @@ type Gauge interface {
 // Histogram records observations such as latencies in seconds.
 type Histogram interface{ Observe(v float64) }
 
+// ExemplarHistogram is implemented by histograms that can keep the trace
+// an observation belongs to as its exemplar, so that a latency bucket
+// links to a trace that landed in it.
+type ExemplarHistogram interface {
+	Histogram
+	ObserveWithTrace(v float64, traceID string)
+}
+
+// ObserveWithTrace records v in h, with traceID as its exemplar when h
+// keeps exemplars and traceID is not empty.
+func ObserveWithTrace(h Histogram, v float64, traceID string) {
+	if traceID != "" {
+		if eh, ok := h.(ExemplarHistogram); ok {
+			eh.ObserveWithTrace(v, traceID)
+			return
+		}
+	}
+	h.Observe(v)
+}
+
 // Noop returns a meter whose instruments discard everything.
 func Noop() Meter { return noopMeter{} }
 

@@ -80,6 +80,15 @@ func Int(key string, v int64) Attr { return Attr{Key: key, Int: v, IsInt: true} 
 // exemplars. TraceID returns "" when the span is not sampled.
 type TraceIDer interface{ TraceID() string }
 
+// TraceIDOf returns the trace ID of s when s is sampled and can name it,
+// else "".
+func TraceIDOf(s Span) string {
+	if t, ok := s.(TraceIDer); ok {
+		return t.TraceID()
+	}
+	return ""
+}
+
 // NoopTracer returns a tracer whose spans do nothing.
 func NoopTracer() Tracer { return noopTracer{} }
 

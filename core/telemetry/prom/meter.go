@@ -63,9 +63,11 @@ func New(reg *prometheus.Registry) *Meter {
 // Registry returns the registry the meter registers in.
 func (p *Meter) Registry() *prometheus.Registry { return p.reg }
 
-// Handler serves the registry in the Prometheus text exposition format.
+// Handler serves the registry in the Prometheus text exposition format,
+// or in OpenMetrics, which carries the latency histograms' exemplars, to
+// a scraper that asks for it (Accept: application/openmetrics-text).
 func (p *Meter) Handler() http.Handler {
-	return promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{})
+	return promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
 // Err returns every problem met while creating instruments, or nil.
@@ -115,7 +117,22 @@ func (p *Meter) Histogram(d telemetry.Desc, lv ...string) telemetry.Histogram {
 		p.problem(d, err)
 		return discard{}
 	}
+	if eo, ok := h.(prometheus.ExemplarObserver); ok {
+		return promHistogram{Observer: h, eo: eo}
+	}
 	return h
+}
+
+// promHistogram is a histogram that keeps exemplars: the trace_id of a
+// sampled observation, shown in the OpenMetrics exposition.
+type promHistogram struct {
+	prometheus.Observer
+	eo prometheus.ExemplarObserver
+}
+
+// ObserveWithTrace implements telemetry.ExemplarHistogram.
+func (h promHistogram) ObserveWithTrace(v float64, traceID string) {
+	h.eo.ObserveWithExemplar(v, prometheus.Labels{"trace_id": traceID})
 }
 
 // family returns d's family, registering it on first use, or nil after
