@@ -31,12 +31,13 @@ func screenshotDir(t *testing.T) string {
 // promise, kept by headless Chromium against the real binary: an operator
 // signs in with the admin key, watches a message the webhook refuses
 // appear in the dead-letter view without reloading the page, inspects it,
-// fixes the webhook's URL through the reload page (after previewing the
-// change), redrives the entry, and sees it delivered at the webhook and
-// gone from the view. Signing in, moving between pages, confirming and
-// redriving are done with the keyboard; the first Tab reaches the skip
-// link and Escape closes the confirmation dialog. Every page passes the
-// accessibility check, and the routes page fits a phone's width.
+// deletes a second one, fixes the webhook's URL by uploading a corrected
+// file to the reload page (after previewing the change), redrives the
+// entry, and sees it delivered at the webhook and gone from the view.
+// Signing in, moving between pages, confirming and redriving are done
+// with the keyboard; the first Tab reaches the skip link and Escape
+// closes the confirmation dialog. Every page passes the accessibility
+// check, and the routes page fits a phone's width.
 func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		itest.Unavailable(t, "%s is missing; run scripts/ensure-chromium.sh", chromiumPath)
@@ -200,10 +201,29 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 	do("show hex", chromedp.Click(chromedp.CSS(`button[data-view="hex"]`)))
 	waitFor("hex payload", `document.getElementById('payload').textContent.startsWith('00000000  7b')`)
 
+	// A second refused message is deleted from its entry page, after a
+	// confirmation.
+	do("back to the list", chromedp.Click(chromedp.CSS(`#page a[href="#/dlq"]`)), chromedp.WaitVisible(chromedp.CSS(`tr.dlq-row`)))
+	if st := post(t, p, `{"subject":"orders.created","payload":{"id":8,"total":"8"}}`, map[string]string{"x-route": "hook"}); st != http.StatusOK {
+		t.Fatalf("post: status %d", st)
+	}
+	waitFor("two rows", `document.querySelectorAll('tr.dlq-row').length === 2`)
+	do("open the second entry", chromedp.Click(chromedp.CSS(`tr.dlq-row:nth-child(2) a.entry-link`)), chromedp.WaitVisible(chromedp.ID("payload")))
+	waitFor("its payload", `document.getElementById('payload').textContent.includes('"order_id": 8')`)
+	do("delete it", chromedp.Click(chromedp.ID("entry-delete")))
+	waitFor("confirmation", `document.getElementById('confirm').open`)
+	do("confirm the deletion", chromedp.Focus(chromedp.ID("confirm-ok")), chromedp.KeyEvent(kb.Enter))
+	waitFor("back to one row", `location.hash === '#/dlq' && document.querySelectorAll('tr.dlq-row').length === 1`)
+
 	// Fix the webhook's URL: preview the reload, then apply it.
 	open("reload", "#reload-yaml")
-	do("paste the fixed configuration", chromedp.SetValue(chromedp.ID("reload-yaml"), testConfig(p, hook.URL+"/accept")),
-		chromedp.Click(chromedp.ID("reload-preview")))
+	fixed := filepath.Join(dir, "fixed.yaml")
+	if err := os.WriteFile(fixed, []byte(testConfig(p, hook.URL+"/accept")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	do("upload the fixed configuration", chromedp.SetUploadFiles(chromedp.ID("reload-file"), []string{fixed}))
+	waitFor("the uploaded text", `document.getElementById('reload-yaml').value.includes('/accept')`)
+	do("preview", chromedp.Click(chromedp.ID("reload-preview")))
 	waitFor("the plan", `document.getElementById('reload-plan').innerText.includes('senders[hook].settings.url')`)
 	if got := eval("affected routes", `document.getElementById('plan-affected').textContent`); got != "orders" {
 		t.Errorf("the plan names %q as using a changed part, want orders (its binding's sender changes)", got)
