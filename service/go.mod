@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/gobridge-oss/gobridge/core v0.0.0
+	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 )
 
