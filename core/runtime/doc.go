@@ -40,4 +40,8 @@
 //   - redrive.go: an operator sends a DLQ entry through its route again.
 //   - metrics.go: instruments; they observe sends and settlements but make
 //     none.
+//   - tracing.go: with a tracer (Options.Tracer), the span of each step
+//     (receive, processors, dispatch, send, settle, outbox persist and
+//     drain, DLQ write) and the trace context carried in and out of the
+//     headers; nothing of it runs for an untraced route.
 package runtime

@@ -33,7 +33,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Meter receives metrics (no-op).
 	Meter telemetry.Meter
-	// Tracer opens a span per delivery (no-op).
+	// Tracer opens the spans of each delivery and outbox record and moves
+	// trace context in and out of headers (no-op; see tracing.go).
 	Tracer telemetry.Tracer
 	// DLQ stores dead-lettered messages. Routes whose policy sends
 	// anything to the DLQ are refused without it. Redrive needs it to be a
