@@ -14,7 +14,8 @@ import (
 )
 
 type fakeTracerConfig struct {
-	Endpoint string `yaml:"endpoint"`
+	Endpoint string            `yaml:"endpoint"`
+	Headers  map[string]string `yaml:"headers" secret:"true"`
 }
 
 // fakeTracing counts Close calls.
@@ -106,5 +107,17 @@ func TestTracingSettingsCheckedAndBuilt(t *testing.T) {
 	}
 	if !telemetry.IsNoopTracer(b.tracer()) {
 		t.Error("after close the routes would still trace")
+	}
+}
+
+func TestTracingHeadersRedactedInTheConfigView(t *testing.T) {
+	var closed int
+	reg := tracerRegistry(t, &closed)
+	f := tracingFile(t, "    type: fake\n    settings: {endpoint: collector:4318, headers: {x-api-key: s3cret}}\n")
+	red := f.Redacted(PluginSchemas(reg))
+	got := red["telemetry"].(map[string]any)["tracing"].(map[string]any)["settings"]
+	want := map[string]any{"endpoint": "collector:4318", "headers": map[string]any{"x-api-key": config.RedactedValue}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("redacted tracing settings (-want +got):\n%s", diff)
 	}
 }
