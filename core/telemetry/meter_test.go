@@ -204,3 +204,21 @@ func TestMemoryConcurrentSetIsLastWriterValue(t *testing.T) {
 		t.Errorf("Count = %d, want 400", c)
 	}
 }
+
+func TestNoopTracerDoesNotAllocate(t *testing.T) {
+	tr := NoopTracer()
+	ctx := context.Background()
+	h := map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+	o := StartOptions{Kind: KindProducer}
+	allocs := testing.AllocsPerRun(1000, func() {
+		c, sp := tr.Start(tr.Extract(ctx, h), "gobridge.send", o)
+		if sp.Recording() {
+			sp.SetAttributes(Int("gobridge.attempt", 1))
+		}
+		tr.Inject(c, h)
+		sp.End(nil)
+	})
+	if allocs != 0 {
+		t.Errorf("the no-op tracer allocates %v times per span", allocs)
+	}
+}
