@@ -22,17 +22,18 @@ var metrics = []metric{
 	{"own CPU", "µs/msg", func(r result) float64 { return r.CPUus }},
 	{"peak RSS", "MB", func(r result) float64 { return r.RSSMB }},
 	{"RabbitMQ CPU", "µs/msg", func(r result) float64 { return r.RabbitUS }},
+	{"emulator CPU", "µs/msg", func(r result) float64 { return r.EmulatorUS }},
 }
 
 // runHeader and runLine print one run as it finishes.
 func runHeader(w io.Writer) {
-	fmt.Fprintln(w, "| cell | impl | rep | msg/s | own CPU µs/msg | peak RSS MB | RSS anon / file MB | RabbitMQ µs/msg | Mosquitto µs/msg | p50 ms | p99 ms | unique | dup | missing | ready ms | preload msg/s | load1 5 15 |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| cell | impl | rep | msg/s | own CPU µs/msg | peak RSS MB | RSS anon / file MB | RabbitMQ µs/msg | Mosquitto µs/msg | emulator µs/msg | p50 ms | p99 ms | unique | dup | missing | ready ms | preload msg/s | load1 5 15 |")
+	fmt.Fprintln(w, "|---|---|---|"+strings.Repeat("---:|", 14)+"---|")
 }
 
 func runLine(w io.Writer, r result) {
-	fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f / %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %.0f | %.0f | %s |",
-		r.Cell, r.Impl, r.Rep, r.Rate, r.CPUus, r.RSSMB, r.AnonMB, r.FileMB, r.RabbitUS, r.MosqUS, r.P50ms, r.P99ms, r.Unique, r.Dups, r.Missing,
+	fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f / %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %.0f | %.0f | %s |",
+		r.Cell, r.Impl, r.Rep, r.Rate, r.CPUus, r.RSSMB, r.AnonMB, r.FileMB, r.RabbitUS, r.MosqUS, r.EmulatorUS, r.P50ms, r.P99ms, r.Unique, r.Dups, r.Missing,
 		r.ReadyMS, r.PreloadRate, r.Load)
 	if r.Err != "" {
 		fmt.Fprintf(w, " ERROR: %s", strings.ReplaceAll(r.Err, "\n", " "))

@@ -30,6 +30,7 @@ type result struct {
 	FileMB      float64 `json:"rss_file_mb"`       // RssFile then: the binary's pages
 	RabbitUS    float64 `json:"rabbit_us_per_msg"` // RabbitMQ's CPU per message over the run
 	MosqUS      float64 `json:"mosquitto_us_per_msg,omitempty"`
+	EmulatorUS  float64 `json:"emulator_us_per_msg,omitempty"` // a broker emulator's CPU per message (sbemu on sb-sb)
 	ReadyMS     float64 `json:"ready_ms"`
 	P50ms       float64 `json:"p50_ms"`
 	P99ms       float64 `json:"p99_ms"`
@@ -57,6 +58,9 @@ type runOpts struct {
 // every sequence number, read the forwarder's and the brokers' CPU and the
 // forwarder's peak RSS, stop it.
 func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) (res result) {
+	if c.route == "sb-sb" {
+		return e.runSB(ctx, c, im, rep, o)
+	}
 	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
 	fail := func(err error) result { res.Err = err.Error(); return res }
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)

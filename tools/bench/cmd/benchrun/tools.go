@@ -10,6 +10,7 @@ import (
 	"github.com/gobridge-oss/gobridge/tools/bench"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqpio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/mqttio"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/sbio"
 )
 
 // loadgenCmd publishes N stamped messages on its own, for ad-hoc runs
@@ -17,7 +18,8 @@ import (
 // topic at QoS 0, 1 or 2.
 func loadgenCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	proto := fs.String("proto", "amqp", "amqp or mqtt")
+	proto := fs.String("proto", "amqp", "amqp, mqtt or sb (Service Bus)")
+	sbConn := fs.String("sb", "", "Service Bus connection string (-proto sb; the queue is -queue)")
 	amqpURL := fs.String("amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	queue := fs.String("queue", "gobridge.bench.src", "AMQP queue (routing key on the default exchange)")
 	mqttAddr := fs.String("mqtt", "127.0.0.1:1883", "MQTT broker host:port")
@@ -44,8 +46,10 @@ func loadgenCmd(ctx context.Context, args []string) error {
 		}
 		err = mqttio.Publish(ctx, *mqttAddr, fmt.Sprintf("gobridge-bench-loadgen-%d", *run%1000), *topic,
 			mqttio.Load{Run: *run, N: *n, Size: *size, QoS: byte(*qos), Rate: *rate})
+	case "sb":
+		err = sbio.Publish(ctx, *sbConn, *queue, sbio.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
 	default:
-		return fmt.Errorf("-proto %q: amqp or mqtt", *proto)
+		return fmt.Errorf("-proto %q: amqp, mqtt or sb", *proto)
 	}
 	if err != nil {
 		return err
@@ -61,6 +65,8 @@ func sinkCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sink", flag.ContinueOnError)
 	amqpURL := fs.String("amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	queue := fs.String("queue", "gobridge.bench.dst", "AMQP queue to consume")
+	proto := fs.String("proto", "amqp", "amqp, or sb (a Service Bus queue, peek-lock, each message completed)")
+	sbConn := fs.String("sb", "", "Service Bus connection string (-proto sb)")
 	n := fs.Int("n", 100000, "messages in the run")
 	run := fs.Uint64("run", 0, "run ID (as printed by loadgen)")
 	idle := fs.Duration("idle", 10*time.Second, "stop when nothing arrived for this long")
@@ -68,7 +74,16 @@ func sinkCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	c := bench.NewCounter(*run, *n)
-	s, err := amqpio.StartSink(*amqpURL, *queue, c)
+	var s sinker
+	var err error
+	switch *proto {
+	case "amqp":
+		s, err = amqpio.StartSink(*amqpURL, *queue, c)
+	case "sb":
+		s, err = sbio.StartSink(*sbConn, *queue, c)
+	default:
+		return fmt.Errorf("-proto %q: amqp or sb", *proto)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,7 +111,7 @@ wait:
 	t := c.Tally()
 	fmt.Printf("unique %d, duplicates %d, missing %d, stray %d, %.0f msg/s, latency p50 %v p99 %v\n",
 		t.Unique, t.Duplicates, t.Missing, t.Stray, t.Rate(), t.P50, t.P99)
-	if w, ok := s.FirstWire(); ok {
+	if w, ok := firstWireOf(s); ok {
 		fmt.Println("first message:", w)
 	}
 	return stopErr

@@ -7,6 +7,8 @@
 //
 //	fwd -route amqp-amqp -src bench.src -exchange bench -key bench.dst -window 500
 //	fwd -route mqtt-amqp -mqtt 127.0.0.1:18830 -client-id ref -topic bench/in -exchange bench -key bench.dst
+//	fwd -route sqs-sqs -sqs http://127.0.0.1:4100 -src SRC_QUEUE_URL -dst DST_QUEUE_URL -window 500
+//	fwd -route sb-sb -sb "Endpoint=sb://127.0.0.1:PORT;...;UseDevelopmentEmulator=true" -src in -dst out -window 500
 //
 // It prints "ready" on stdout once it consumes, and stops on SIGTERM or
 // SIGINT. Flags that make it do what the bridge does on the wire (-conns 2,
@@ -43,6 +45,10 @@ type options struct {
 	clientID      string
 	topic         string
 	expiry        time.Duration
+	sbConn        string // Service Bus connection string (sb-sb)
+	dst           string // target queue (sb-sb, sqs-sqs)
+	sqsEndpoint   string // SQS emulator URL (sqs-sqs)
+	pollers       int    // concurrent receives (sqs-sqs)
 }
 
 func main() {
@@ -64,6 +70,10 @@ func main() {
 	fs.StringVar(&o.clientID, "client-id", "bench-ref", "MQTT client ID; the session is resumed (mqtt-amqp)")
 	fs.StringVar(&o.topic, "topic", "bench/in", "MQTT topic filter (mqtt-amqp)")
 	fs.DurationVar(&o.expiry, "session-expiry", time.Hour, "MQTT session expiry (mqtt-amqp)")
+	fs.StringVar(&o.sbConn, "sb", "", "Service Bus connection string (sb-sb)")
+	fs.StringVar(&o.dst, "dst", "bench.dst", "target queue (sb-sb)")
+	fs.StringVar(&o.sqsEndpoint, "sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (sqs-sqs; -src and -dst are queue URLs)")
+	fs.IntVar(&o.pollers, "pollers", 0, "concurrent receives (sqs-sqs; 0: window/10, at most 10, as the bridge's sqs receiver)")
 	_ = fs.Parse(os.Args[1:])
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
@@ -76,6 +86,10 @@ func main() {
 		err = amqpToAMQP(ctx, o, ready)
 	case "mqtt-amqp":
 		err = mqttToAMQP(ctx, o, ready)
+	case "sqs-sqs":
+		err = sqsToSQS(ctx, o, ready, log)
+	case "sb-sb":
+		err = sbToSB(ctx, o, ready)
 	default:
 		err = fmt.Errorf("unknown route %q", o.route)
 	}

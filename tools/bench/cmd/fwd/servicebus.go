@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+)
+
+// sbToSB is the plain azservicebus forwarder: on one connection, receive
+// up to o.window messages in peek-lock mode, send their bodies to o.dst as
+// one batch (more when they do not fit one), and complete each received
+// message once the send that carried it succeeded, the completions side by
+// side. The next receive waits for them: at most o.window messages are
+// locked at once.
+func sbToSB(ctx context.Context, o options, ready func()) error {
+	client, err := azservicebus.NewClientFromConnectionString(o.sbConn, nil)
+	if err != nil {
+		return err
+	}
+	defer client.Close(context.Background())
+	rcv, err := client.NewReceiverForQueue(o.src, &azservicebus.ReceiverOptions{ReceiveMode: azservicebus.ReceiveModePeekLock})
+	if err != nil {
+		return err
+	}
+	defer rcv.Close(context.Background())
+	snd, err := client.NewSender(o.dst, nil)
+	if err != nil {
+		return err
+	}
+	defer snd.Close(context.Background())
+	ready()
+	for {
+		msgs, err := rcv.ReceiveMessages(ctx, o.window, nil)
+		if err != nil {
+			return err
+		}
+		for len(msgs) > 0 {
+			n, err := sendBatch(ctx, snd, msgs)
+			if err != nil {
+				return err
+			}
+			if err := completeAll(ctx, rcv, msgs[:n]); err != nil {
+				return err
+			}
+			msgs = msgs[n:]
+		}
+	}
+}
+
+// sendBatch sends the bodies of as many of msgs as one batch holds and
+// returns how many it sent.
+func sendBatch(ctx context.Context, snd *azservicebus.Sender, msgs []*azservicebus.ReceivedMessage) (int, error) {
+	batch, err := snd.NewMessageBatch(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for ; n < len(msgs); n++ {
+		if err := batch.AddMessage(&azservicebus.Message{Body: msgs[n].Body}, nil); err != nil {
+			if !errors.Is(err, azservicebus.ErrMessageTooLarge) {
+				return 0, err
+			}
+			break
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("a %d-byte message does not fit an empty batch", len(msgs[0].Body))
+	}
+	return n, snd.SendMessageBatch(ctx, batch, nil)
+}
+
+// completeAll completes msgs side by side (the SDK settles one message
+// per call).
+func completeAll(ctx context.Context, rcv *azservicebus.Receiver, msgs []*azservicebus.ReceivedMessage) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(msgs))
+	for i, m := range msgs {
+		wg.Go(func() { errs[i] = rcv.CompleteMessage(ctx, m, nil) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
