@@ -10,6 +10,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/eclipse/paho.golang v0.23.0
+	github.com/gobridge-oss/gobridge/core v0.0.0
 	github.com/gobridge-oss/gobridge/transports/servicebus v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/rabbitmq/amqp091-go v1.17.0
@@ -29,7 +30,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
-	github.com/gobridge-oss/gobridge/core v0.0.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
+	"github.com/gobridge-oss/gobridge/transports/servicebus/sbemu"
+)
+
+func TestSBBridgeConfig(t *testing.T) {
+	const cs = "Endpoint=sb://127.0.0.1:5999;SharedAccessKeyName=k;SharedAccessKey=dGVzdA==;UseDevelopmentEmulator=true"
+	tests := []struct {
+		impl       string
+		window     int
+		has, lacks []string
+	}{
+		{"bridge", 500, []string{
+			`{id: in, type: servicebus, settings: {queue: bench-src, client: {connection_string: "` + cs + `"}}}`,
+			`{id: out, type: servicebus, settings: {entity: bench-dst, client: {connection_string: "` + cs + `"}}}`,
+			"address: bench-dst}", "delivery_mode: direct_hold", "policy: {max_in_flight: 500}", "dlq: {type: sqlite",
+			`monitor_addr: "127.0.0.1:2"`,
+		}, []string{"allow_retry_drop", "amqp091", "sessions:"}},
+		{"bridge+nodlq", 100, []string{"max_in_flight: 100, on_expired: drop, on_permanent_failure: drop, allow_retry_drop: true"},
+			[]string{"stores:", "sqlite"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.impl, func(t *testing.T) {
+			im, err := parseImpl(tt.impl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := sbBridgeConfig(cell{"sb-sb", 256, tt.window}, im, cs, 1, 2)
+			for _, s := range tt.has {
+				if !strings.Contains(y, s) {
+					t.Errorf("config lacks %q:\n%s", s, y)
+				}
+			}
+			for _, s := range tt.lacks {
+				if strings.Contains(y, s) {
+					t.Errorf("config has %q:\n%s", s, y)
+				}
+			}
+		})
+	}
+}
+
+// TestSBRouteEndToEnd runs the route sb-sb with a tiny load, once with the
+// gobridge binary and once with the reference forwarder, each against an
+// emulator of its own, and checks that every message arrived once and
+// that the CPU figures were read.
+func TestSBRouteEndToEnd(t *testing.T) {
+	if !sbemu.Available() {
+		itest.Unavailable(t, "Service Bus emulator: %s cannot import proton", sbemu.Python)
+	}
+	itest.Short(t, "builds the gobridge binary")
+	repo, err := findRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	work := t.TempDir()
+	e := &env{repo: repo, work: work, bridgeBin: filepath.Join(work, "gobridge"), fwdBin: filepath.Join(work, "fwd")}
+	// Each binary is built inside its own module, which works with and
+	// without the workspace (the tests run with GOWORK=off too).
+	for dir, out := range map[string]string{"distro": e.bridgeBin, "tools/bench": e.fwdBin} {
+		pkg := "./cmd/gobridge"
+		if dir == "tools/bench" {
+			pkg = "./cmd/fwd"
+		}
+		if err := goBuild(ctx, filepath.Join(repo, dir), out, pkg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 300
+	for _, name := range []string{"bridge", "ref"} {
+		t.Run(name, func(t *testing.T) {
+			im, err := parseImpl(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.runOnce(ctx, cell{"sb-sb", 64, 50}, im, 0, runOpts{n: n, idle: 30 * time.Second, timeout: 3 * time.Minute})
+			if r.Err != "" {
+				t.Fatal(r.Err)
+			}
+			if r.Unique != n || r.Dups != 0 || r.Missing != 0 || r.Stray != 0 {
+				t.Errorf("unique %d, duplicates %d, missing %d, stray %d; want %d, 0, 0, 0", r.Unique, r.Dups, r.Missing, r.Stray, n)
+			}
+			if r.CPUus <= 0 || r.EmulatorUS <= 0 || r.RSSMB <= 0 || r.PreloadRate <= 0 {
+				t.Errorf("figures not read: own CPU %v µs, emulator %v µs, RSS %v MB, preload %v msg/s", r.CPUus, r.EmulatorUS, r.RSSMB, r.PreloadRate)
+			}
+			if r.Wire == "" {
+				t.Error("no first message described")
+			}
+		})
+	}
+}
