@@ -40,7 +40,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	var ef envFlags
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	ef.register(fs)
-	routes := fs.String("routes", "amqp-amqp,mqtt-amqp", "routes: amqp-amqp, mqtt-amqp, sb-sb")
+	routes := fs.String("routes", "amqp-amqp,mqtt-amqp", "routes: amqp-amqp, mqtt-amqp, sb-sb, sqs-sqs")
 	implsF := fs.String("impls", "bridge,ref", "forwarders (see impl.go: bridge[+1conn|+nomandatory|+noackcoalesce|+nocoalescewrites|+nodlq|+minhdr], minimal[+...], ref[+2conn|+props|+mandatory|+multiack])")
 	baseline := fs.String("baseline", "ref", "the impl the ratios are taken against")
 	sizesF := fs.String("sizes", "256", "payload sizes in bytes")
@@ -51,6 +51,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	rate := fs.Int("rate", 0, "with -live: messages per second (0: as fast as possible)")
 	idle := fs.Duration("idle", 20*time.Second, "end a run when nothing arrived for this long")
 	out := fs.String("out", "", "directory for results.json, summary.md and chart.svg (default: none written)")
+	sqsCount := fs.Bool("sqs-count", false, "sqs-sqs: count each forwarder's SQS calls per message through a proxy (adds a hop; measure throughput without it)")
 	chart := fs.String("chart", "", "also write the chart here (e.g. docs/bench-chart.svg)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,7 +75,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	}
 	var cells []cell
 	for _, r := range list(*routes) {
-		if r != "amqp-amqp" && r != "mqtt-amqp" && r != "sb-sb" {
+		if r != "amqp-amqp" && r != "mqtt-amqp" && r != "sb-sb" && r != "sqs-sqs" {
 			return fmt.Errorf("-routes: unknown route %q", r)
 		}
 		for _, s := range sizes {
@@ -92,7 +93,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	}
 	defer done()
 
-	o := runOpts{n: *n, idle: *idle, live: *live, rate: *rate, timeout: 10 * time.Minute}
+	o := runOpts{n: *n, idle: *idle, live: *live, rate: *rate, timeout: 10 * time.Minute, sqsCount: *sqsCount}
 	started := time.Now()
 	fmt.Printf("benchrun matrix: %d cells × %d impls × %d reps, N=%d, live=%v, load %s, %s\n",
 		len(cells), len(impls), *reps, *n, *live, bench.LoadAvg(), started.UTC().Format(time.RFC3339))

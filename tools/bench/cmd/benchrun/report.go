@@ -35,6 +35,9 @@ func runLine(w io.Writer, r result) {
 	fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f / %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %.0f | %.0f | %s |",
 		r.Cell, r.Impl, r.Rep, r.Rate, r.CPUus, r.RSSMB, r.AnonMB, r.FileMB, r.RabbitUS, r.MosqUS, r.EmulatorUS, r.P50ms, r.P99ms, r.Unique, r.Dups, r.Missing,
 		r.ReadyMS, r.PreloadRate, r.Load)
+	if r.Calls != "" {
+		fmt.Fprintf(w, " calls per message: %s", r.Calls)
+	}
 	if r.Err != "" {
 		fmt.Fprintf(w, " ERROR: %s", strings.ReplaceAll(r.Err, "\n", " "))
 	}

@@ -31,6 +31,7 @@ type result struct {
 	RabbitUS    float64 `json:"rabbit_us_per_msg"` // RabbitMQ's CPU per message over the run
 	MosqUS      float64 `json:"mosquitto_us_per_msg,omitempty"`
 	EmulatorUS  float64 `json:"emulator_us_per_msg,omitempty"` // a broker emulator's CPU per message (sbemu on sb-sb)
+	Calls       string  `json:"sqs_calls,omitempty"`           // sqs-sqs with -sqs-count: the forwarder's calls per message, by action
 	ReadyMS     float64 `json:"ready_ms"`
 	P50ms       float64 `json:"p50_ms"`
 	P99ms       float64 `json:"p99_ms"`
@@ -51,6 +52,9 @@ type runOpts struct {
 	live    bool          // publish while the forwarder runs instead of preloading
 	rate    int           // live mode: messages per second (0: as fast as possible)
 	timeout time.Duration // a whole run's limit
+	// sqsCount puts a call-counting proxy between an SQS forwarder and
+	// the emulator.
+	sqsCount bool
 }
 
 // runOnce measures one forwarder on one cell: preload (or, live, publish
@@ -60,6 +64,9 @@ type runOpts struct {
 func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) (res result) {
 	if c.route == "sb-sb" {
 		return e.runSB(ctx, c, im, rep, o)
+	}
+	if c.route == "sqs-sqs" {
+		return e.runSQS(ctx, c, im, rep, o)
 	}
 	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
 	fail := func(err error) result { res.Err = err.Error(); return res }
