@@ -18,6 +18,12 @@ import (
 const (
 	sqsSource = "gobridge-bench-src"
 	sqsTarget = "gobridge-bench-dst"
+	// sqsSourceVisibility leaves the forwarders seconds per message (the
+	// bridge extends it for messages held longer; the reference holds
+	// each well under a second).
+	sqsSourceVisibility = 5 * time.Second
+	// sqsTargetVisibility is the sink's: it deletes what it received at once.
+	sqsTargetVisibility = 2 * time.Second
 )
 
 // sqsEmuBin builds tools/sqsemu into the scratch directory on first use
@@ -64,7 +70,11 @@ func (e *env) runSQS(ctx context.Context, c cell, im impl, rep int, o runOpts) (
 	if err != nil {
 		return fail(err)
 	}
-	urls, err := sqsio.Prepare(ctx, client, sqsSource, sqsTarget)
+	// Short visibility timeouts: a receive whose response goaws or the
+	// SDK loses hides its messages until then, for every forwarder and the
+	// sink alike; at 30s each loss put a 30s tail on the run.
+	urls, err := sqsio.Prepare(ctx, client, sqsio.Queue{Name: sqsSource, Visibility: sqsSourceVisibility},
+		sqsio.Queue{Name: sqsTarget, Visibility: sqsTargetVisibility})
 	if err != nil {
 		return fail(err)
 	}

@@ -44,7 +44,7 @@ func TestPublishSinkThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	urls, err := Prepare(ctx, c, "gobridge-bench-sqsio-test")
+	urls, err := Prepare(ctx, c, Queue{Name: "gobridge-bench-sqsio-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
