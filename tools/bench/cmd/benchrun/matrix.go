@@ -40,7 +40,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	var ef envFlags
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	ef.register(fs)
-	routes := fs.String("routes", "amqp-amqp,mqtt-amqp", "routes: amqp-amqp, mqtt-amqp, sb-sb, sqs-sqs")
+	routes := fs.String("routes", "amqp-amqp,mqtt-amqp", "routes: amqp-amqp, mqtt-amqp, sb-sb, sqs-sqs, amqp10-amqp10")
 	implsF := fs.String("impls", "bridge,ref", "forwarders (see impl.go: bridge[+1conn|+nomandatory|+noackcoalesce|+nocoalescewrites|+nodlq|+minhdr], minimal[+...], ref[+2conn|+props|+mandatory|+multiack])")
 	baseline := fs.String("baseline", "ref", "the impl the ratios are taken against")
 	sizesF := fs.String("sizes", "256", "payload sizes in bytes")
@@ -75,7 +75,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	}
 	var cells []cell
 	for _, r := range list(*routes) {
-		if r != "amqp-amqp" && r != "mqtt-amqp" && r != "sb-sb" && r != "sqs-sqs" {
+		if r != "amqp-amqp" && r != "mqtt-amqp" && r != "sqs-sqs" && !slices.Contains(peerRoutes(), r) {
 			return fmt.Errorf("-routes: unknown route %q", r)
 		}
 		for _, s := range sizes {

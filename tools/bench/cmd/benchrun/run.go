@@ -62,8 +62,8 @@ type runOpts struct {
 // every sequence number, read the forwarder's and the brokers' CPU and the
 // forwarder's peak RSS, stop it.
 func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) (res result) {
-	if c.route == "sb-sb" {
-		return e.runSB(ctx, c, im, rep, o)
+	if open := e.peerOpener(c.route); open != nil {
+		return e.runPeer(ctx, c, im, rep, o, open)
 	}
 	if c.route == "sqs-sqs" {
 		return e.runSQS(ctx, c, im, rep, o)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/itest"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqp10io"
 	"github.com/gobridge-oss/gobridge/transports/servicebus/sbemu"
 )
 
@@ -48,14 +49,12 @@ func TestSBBridgeConfig(t *testing.T) {
 	}
 }
 
-// TestSBRouteEndToEnd runs the route sb-sb with a tiny load, once with the
-// gobridge binary and once with the reference forwarder, each against an
-// emulator of its own, and checks that every message arrived once and
-// that the CPU figures were read.
-func TestSBRouteEndToEnd(t *testing.T) {
-	if !sbemu.Available() {
-		itest.Unavailable(t, "Service Bus emulator: %s cannot import proton", sbemu.Python)
-	}
+// TestPeerRoutesEndToEnd runs sb-sb (on an emulator per run) and
+// amqp10-amqp10 (on the machine's RabbitMQ) with a tiny load, each once
+// with the gobridge binary and once with the reference forwarder, and
+// checks that every message arrived once and that the CPU figures were
+// read.
+func TestPeerRoutesEndToEnd(t *testing.T) {
 	itest.Short(t, "builds the gobridge binary")
 	repo, err := findRepo()
 	if err != nil {
@@ -64,7 +63,8 @@ func TestSBRouteEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	work := t.TempDir()
-	e := &env{repo: repo, work: work, bridgeBin: filepath.Join(work, "gobridge"), fwdBin: filepath.Join(work, "fwd")}
+	e := &env{repo: repo, work: work, bridgeBin: filepath.Join(work, "gobridge"), fwdBin: filepath.Join(work, "fwd"),
+		amqpURL: "amqp://guest:guest@127.0.0.1:5672/", rabbitPID: findRabbit()}
 	// Each binary is built inside its own module, which works with and
 	// without the workspace (the tests run with GOWORK=off too).
 	for dir, out := range map[string]string{"distro": e.bridgeBin, "tools/bench": e.fwdBin} {
@@ -77,25 +77,61 @@ func TestSBRouteEndToEnd(t *testing.T) {
 		}
 	}
 	const n = 300
-	for _, name := range []string{"bridge", "ref"} {
-		t.Run(name, func(t *testing.T) {
-			im, err := parseImpl(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := e.runOnce(ctx, cell{"sb-sb", 64, 50}, im, 0, runOpts{n: n, idle: 30 * time.Second, timeout: 3 * time.Minute})
-			if r.Err != "" {
-				t.Fatal(r.Err)
-			}
-			if r.Unique != n || r.Dups != 0 || r.Missing != 0 || r.Stray != 0 {
-				t.Errorf("unique %d, duplicates %d, missing %d, stray %d; want %d, 0, 0, 0", r.Unique, r.Dups, r.Missing, r.Stray, n)
-			}
-			if r.CPUus <= 0 || r.EmulatorUS <= 0 || r.RSSMB <= 0 || r.PreloadRate <= 0 {
-				t.Errorf("figures not read: own CPU %v µs, emulator %v µs, RSS %v MB, preload %v msg/s", r.CPUus, r.EmulatorUS, r.RSSMB, r.PreloadRate)
-			}
-			if r.Wire == "" {
-				t.Error("no first message described")
-			}
-		})
+	for _, route := range []string{"sb-sb", "amqp10-amqp10"} {
+		for _, name := range []string{"bridge", "ref"} {
+			t.Run(route+"/"+name, func(t *testing.T) {
+				switch route {
+				case "sb-sb":
+					if !sbemu.Available() {
+						itest.Unavailable(t, "Service Bus emulator: %s cannot import proton", sbemu.Python)
+					}
+				case "amqp10-amqp10":
+					c, err := amqp10io.Dial(ctx, e.amqpURL)
+					if err != nil {
+						itest.Unavailable(t, "AMQP 1.0 on RabbitMQ (scripts/ensure-rabbitmq-amqp10.sh): %v", err)
+					}
+					_ = c.Close()
+				}
+				im, err := parseImpl(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := e.runOnce(ctx, cell{route, 64, 50}, im, 0, runOpts{n: n, idle: 30 * time.Second, timeout: 3 * time.Minute})
+				if r.Err != "" {
+					t.Fatal(r.Err)
+				}
+				if r.Unique != n || r.Dups != 0 || r.Missing != 0 || r.Stray != 0 {
+					t.Errorf("unique %d, duplicates %d, missing %d, stray %d; want %d, 0, 0, 0", r.Unique, r.Dups, r.Missing, r.Stray, n)
+				}
+				broker := r.EmulatorUS
+				if route == "amqp10-amqp10" {
+					broker = r.RabbitUS
+				}
+				if r.CPUus <= 0 || broker <= 0 || r.RSSMB <= 0 || r.PreloadRate <= 0 {
+					t.Errorf("figures not read: own CPU %v µs, broker %v µs, RSS %v MB, preload %v msg/s", r.CPUus, broker, r.RSSMB, r.PreloadRate)
+				}
+				if r.Wire == "" {
+					t.Error("no first message described")
+				}
+			})
+		}
+	}
+}
+
+func TestAMQP10BridgeConfig(t *testing.T) {
+	im, err := parseImpl("bridge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := amqp10BridgeConfig(cell{"amqp10-amqp10", 256, 300}, im, "amqp://u:p@127.0.0.1:5999/", 1, 2)
+	for _, s := range []string{
+		`{id: r10, type: amqp10, settings: {url: "amqp://127.0.0.1:5999", username: "u", password: "p"}}`,
+		`settings: {address: "/amq/queue/gobridge.bench.amqp10.src", retry: released}`,
+		`{id: out, type: amqp10, session_id: r10, settings: {address: "/amq/queue/gobridge.bench.amqp10.dst"}}`,
+		"delivery_mode: direct_hold", "policy: {max_in_flight: 300}", "dlq: {type: sqlite",
+	} {
+		if !strings.Contains(y, s) {
+			t.Errorf("config lacks %q:\n%s", s, y)
+		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/tools/bench"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqp10io"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqpio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/mqttio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/sbio"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/sqsio"
 )
 
 // loadgenCmd publishes N stamped messages on its own, for ad-hoc runs
@@ -18,8 +20,9 @@ import (
 // topic at QoS 0, 1 or 2.
 func loadgenCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	proto := fs.String("proto", "amqp", "amqp, mqtt or sb (Service Bus)")
+	proto := fs.String("proto", "amqp", "amqp, mqtt, sb (Service Bus) or amqp10 (AMQP 1.0 to -queue as /amq/queue/NAME on RabbitMQ at -amqp)")
 	sbConn := fs.String("sb", "", "Service Bus connection string (-proto sb; the queue is -queue)")
+	sqsEP := fs.String("sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (-proto sqs; -queue is a queue name or URL)")
 	amqpURL := fs.String("amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	queue := fs.String("queue", "gobridge.bench.src", "AMQP queue (routing key on the default exchange)")
 	mqttAddr := fs.String("mqtt", "127.0.0.1:1883", "MQTT broker host:port")
@@ -48,8 +51,12 @@ func loadgenCmd(ctx context.Context, args []string) error {
 			mqttio.Load{Run: *run, N: *n, Size: *size, QoS: byte(*qos), Rate: *rate})
 	case "sb":
 		err = sbio.Publish(ctx, *sbConn, *queue, sbio.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
+	case "amqp10":
+		err = amqp10io.Publish(ctx, *amqpURL, amqp10io.QueueAddress(*queue), amqp10io.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
+	case "sqs":
+		err = sqsLoadgen(ctx, *sqsEP, *queue, sqsio.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
 	default:
-		return fmt.Errorf("-proto %q: amqp, mqtt or sb", *proto)
+		return fmt.Errorf("-proto %q: amqp, mqtt, sb, amqp10 or sqs", *proto)
 	}
 	if err != nil {
 		return err
@@ -65,8 +72,9 @@ func sinkCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sink", flag.ContinueOnError)
 	amqpURL := fs.String("amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	queue := fs.String("queue", "gobridge.bench.dst", "AMQP queue to consume")
-	proto := fs.String("proto", "amqp", "amqp, or sb (a Service Bus queue, peek-lock, each message completed)")
+	proto := fs.String("proto", "amqp", "amqp, sb (a Service Bus queue, peek-lock, each message completed) or amqp10 (AMQP 1.0 from /amq/queue/NAME, each message accepted)")
 	sbConn := fs.String("sb", "", "Service Bus connection string (-proto sb)")
+	sqsEP := fs.String("sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (-proto sqs: receive, count and delete; -queue is a name or URL)")
 	n := fs.Int("n", 100000, "messages in the run")
 	run := fs.Uint64("run", 0, "run ID (as printed by loadgen)")
 	idle := fs.Duration("idle", 10*time.Second, "stop when nothing arrived for this long")
@@ -81,8 +89,12 @@ func sinkCmd(ctx context.Context, args []string) error {
 		s, err = amqpio.StartSink(*amqpURL, *queue, c)
 	case "sb":
 		s, err = sbio.StartSink(*sbConn, *queue, c)
+	case "amqp10":
+		s, err = amqp10io.StartSink(ctx, *amqpURL, amqp10io.QueueAddress(*queue), c)
+	case "sqs":
+		s, err = sqsSinkStart(ctx, *sqsEP, *queue, c)
 	default:
-		return fmt.Errorf("-proto %q: amqp or sb", *proto)
+		return fmt.Errorf("-proto %q: amqp, sb, amqp10 or sqs", *proto)
 	}
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@
 //	fwd -route mqtt-amqp -mqtt 127.0.0.1:18830 -client-id ref -topic bench/in -exchange bench -key bench.dst
 //	fwd -route sqs-sqs -sqs http://127.0.0.1:4100 -src SRC_QUEUE_URL -dst DST_QUEUE_URL -window 500
 //	fwd -route sb-sb -sb "Endpoint=sb://127.0.0.1:PORT;...;UseDevelopmentEmulator=true" -src in -dst out -window 500
+//	fwd -route amqp10-amqp10 -amqp amqp://guest:guest@127.0.0.1:5672 -src bench.src -dst bench.dst -window 500
 //
 // It prints "ready" on stdout once it consumes, and stops on SIGTERM or
 // SIGINT. Flags that make it do what the bridge does on the wire (-conns 2,
@@ -56,7 +57,7 @@ func main() {
 	fs := flag.NewFlagSet("fwd", flag.ExitOnError)
 	fs.StringVar(&o.route, "route", "amqp-amqp", "amqp-amqp or mqtt-amqp")
 	fs.StringVar(&o.amqpURL, "amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
-	fs.StringVar(&o.src, "src", "bench.src", "source queue (amqp-amqp)")
+	fs.StringVar(&o.src, "src", "bench.src", "source queue (amqp-amqp, sb-sb, amqp10-amqp10)")
 	fs.StringVar(&o.exchange, "exchange", "bench", "target exchange")
 	fs.StringVar(&o.key, "key", "bench.dst", "target routing key")
 	fs.IntVar(&o.window, "window", 500, "messages in flight at most (prefetch, MQTT receive maximum)")
@@ -71,7 +72,7 @@ func main() {
 	fs.StringVar(&o.topic, "topic", "bench/in", "MQTT topic filter (mqtt-amqp)")
 	fs.DurationVar(&o.expiry, "session-expiry", time.Hour, "MQTT session expiry (mqtt-amqp)")
 	fs.StringVar(&o.sbConn, "sb", "", "Service Bus connection string (sb-sb)")
-	fs.StringVar(&o.dst, "dst", "bench.dst", "target queue (sb-sb)")
+	fs.StringVar(&o.dst, "dst", "bench.dst", "target queue (sb-sb, amqp10-amqp10)")
 	fs.StringVar(&o.sqsEndpoint, "sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (sqs-sqs; -src and -dst are queue URLs)")
 	fs.IntVar(&o.pollers, "pollers", 0, "concurrent receives (sqs-sqs; 0: window/10, at most 10, as the bridge's sqs receiver)")
 	_ = fs.Parse(os.Args[1:])
@@ -90,6 +91,8 @@ func main() {
 		err = sqsToSQS(ctx, o, ready, log)
 	case "sb-sb":
 		err = sbToSB(ctx, o, ready)
+	case "amqp10-amqp10":
+		err = amqp10ToAMQP10(ctx, o, ready)
 	default:
 		err = fmt.Errorf("unknown route %q", o.route)
 	}

@@ -29,7 +29,7 @@ type Node struct {
 
 // StartNode runs rabbitmq-server (bin, default from PATH or /usr/sbin) as
 // a node of its own: free AMQP and distribution ports, every file under
-// dir, no configuration file and no plugins. Run as root, the script
+// dir, no configuration file, and no plugin but AMQP 1.0's. Run as root, the script
 // switches to the rabbitmq user, so dir is handed to that user.
 func StartNode(ctx context.Context, bin, dir string) (*Node, error) {
 	if bin == "" {
@@ -54,7 +54,8 @@ func StartNode(ctx context.Context, bin, dir string) (*Node, error) {
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "enabled_plugins"), []byte("[].\n"), 0o644); err != nil {
+	// The AMQP 1.0 plugin (on the AMQP port) is for the amqp10-amqp10 route.
+	if err := os.WriteFile(filepath.Join(dir, "enabled_plugins"), []byte("[rabbitmq_amqp1_0].\n"), 0o644); err != nil {
 		return nil, err
 	}
 	if os.Geteuid() == 0 {

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gobridge-oss/gobridge/tools/bench"
+)
+
+// peerRoute is what runPeer needs of a route whose two ends live on one
+// peer the harness reaches through its own protocol package (Service Bus
+// on the emulator, AMQP 1.0 on RabbitMQ): how to fill the source, count
+// the target, whose CPU is the broker's, and how to start each forwarder.
+type peerRoute interface {
+	// publish sends the run's stamped messages to the source.
+	publish(ctx context.Context, run uint64, n, size, rate int) error
+	// sink starts counting the target into c.
+	sink(ctx context.Context, c *bench.Counter) (peerSink, error)
+	// brokerPID is the process whose CPU is the broker's, and whether it
+	// is RabbitMQ's (the RabbitMQ column) or an emulator's.
+	brokerPID() (pid int, rabbit bool)
+	// bridgeConfig is the gobridge YAML for the cell.
+	bridgeConfig(c cell, im impl, adminPort, monitorPort int) string
+	// refArgs are the reference forwarder's flags for the cell.
+	refArgs(c cell) []string
+	// close releases what the route started for the run.
+	close()
+}
+
+// peerSink is a running sink.
+type peerSink interface {
+	Stop() error
+	wire() (string, bool)
+}
+
+// runPeer measures one forwarder on a peer route: (pre)load N stamped
+// messages, start the forwarder, wait until the sink has every sequence
+// number, read the forwarder's and the broker's CPU and the forwarder's
+// peak RSS, stop it.
+func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
+	open func(ctx context.Context) (peerRoute, error)) (res result) {
+	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
+	fail := func(err error) result { res.Err = err.Error(); return res }
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	run := rand.Uint64()
+	dir, err := os.MkdirTemp(e.work, "run-")
+	if err != nil {
+		return fail(err)
+	}
+	pr, err := open(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer pr.close()
+	publish := func() error { return pr.publish(ctx, run, o.n, c.size, o.rate) }
+	if !o.live {
+		t0 := time.Now()
+		if err := publish(); err != nil {
+			return fail(fmt.Errorf("preload: %w", err))
+		}
+		res.PreloadRate = float64(o.n) / time.Since(t0).Seconds()
+	}
+	counter := bench.NewCounter(run, o.n)
+	sink, err := pr.sink(ctx, counter)
+	if err != nil {
+		return fail(err)
+	}
+	defer func() {
+		if err := sink.Stop(); err != nil && res.Err == "" {
+			res.Err = "sink: " + err.Error()
+		}
+		if w, ok := sink.wire(); ok {
+			res.Wire = w
+		}
+	}()
+	bpid, rabbit := pr.brokerPID()
+	broker0, _ := bench.ProcCPU(bpid)
+	p, err := e.startPeerForwarder(ctx, c, im, pr, dir)
+	if err != nil {
+		return fail(err)
+	}
+	defer func() {
+		if err := p.stop(20 * time.Second); err != nil && res.Err == "" {
+			res.Err = "stop: " + err.Error()
+		}
+	}()
+	if o.live {
+		select {
+		case d := <-p.ready:
+			res.ReadyMS = float64(d.Microseconds()) / 1000
+		case <-ctx.Done():
+			return fail(fmt.Errorf("not ready: %w\n%s", ctx.Err(), p.tail()))
+		}
+		go func() {
+			if err := publish(); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(os.Stderr, "live load generator:", err)
+			}
+		}()
+	}
+	if err := e.waitDrained(ctx, p, counter, o.idle); err != nil {
+		res.Err = err.Error()
+	}
+	if !o.live {
+		select {
+		case d := <-p.ready:
+			res.ReadyMS = float64(d.Microseconds()) / 1000
+		default:
+		}
+	}
+	cpu, _ := bench.ProcCPU(p.pid())
+	hwm, _ := bench.ProcHWM(p.pid())
+	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
+	file, _ := bench.ProcStatusKB(p.pid(), "RssFile")
+	broker1, _ := bench.ProcCPU(bpid)
+	t := counter.Tally()
+	res.Rate = t.Rate()
+	res.Unique, res.Dups, res.Missing, res.Stray = t.Unique, t.Duplicates, t.Missing, t.Stray
+	res.P50ms, res.P99ms = ms(t.P50), ms(t.P99)
+	if t.Unique > 0 {
+		res.CPUus = float64(cpu.Microseconds()) / float64(t.Unique)
+		if bpid != 0 {
+			us := float64((broker1 - broker0).Microseconds()) / float64(t.Unique)
+			if rabbit {
+				res.RabbitUS = us
+			} else {
+				res.EmulatorUS = us
+			}
+		}
+	}
+	res.RSSMB = float64(hwm) / (1 << 20)
+	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
+	res.Load = bench.LoadAvg()
+	return res
+}
+
+// startPeerForwarder starts the bridge or the reference forwarder on a
+// peer route.
+func (e *env) startPeerForwarder(ctx context.Context, c cell, im impl, pr peerRoute, dir string) (*fwdProc, error) {
+	if !im.bridge {
+		return startRef(e.fwdBin, pr.refArgs(c), dir, e.fwdEnv)
+	}
+	admin, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	monitor, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cfg := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(cfg, []byte(pr.bridgeConfig(c, im, admin, monitor)), 0o600); err != nil {
+		return nil, err
+	}
+	bin := e.bridgeBin
+	if im.minimal {
+		bin = e.minimalBin
+	}
+	return startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
+}
+
+// peerRoutePolicy is the route and store part of a peer route's bridge
+// configuration: direct_hold, max_in_flight = window, the SQLite DLQ
+// store unless the impl runs without one.
+func peerRoutePolicy(c cell, im impl, adminPort, monitorPort int) string {
+	policy, stores := "", "stores:\n  dlq: {type: sqlite, settings: {path: bench.db}}\n"
+	if im.noDLQ() {
+		policy, stores = ", on_expired: drop, on_permanent_failure: drop, allow_retry_drop: true", ""
+	}
+	return fmt.Sprintf("routes:\n  - id: bench\n    receiver_id: in\n    delivery_mode: direct_hold\n    bindings: [to-dst]\n    policy: {max_in_flight: %d%s}\n", c.window, policy) +
+		stores +
+		fmt.Sprintf("http:\n  admin_addr: \"127.0.0.1:%d\"\n  monitor_addr: \"127.0.0.1:%d\"\n  admin_api_key: bench-admin-key-0123456789\n", adminPort, monitorPort)
+}
+
+// peerRoutes are the routes runPeer measures.
+func peerRoutes() []string { return []string{"sb-sb", "amqp10-amqp10"} }
+
+// peerOpener returns how to set up a run of a peer route, nil for a route
+// runPeer does not measure.
+func (e *env) peerOpener(route string) func(context.Context) (peerRoute, error) {
+	switch route {
+	case "sb-sb":
+		return openSB
+	case "amqp10-amqp10":
+		return e.openAMQP10
+	}
+	return nil
+}
