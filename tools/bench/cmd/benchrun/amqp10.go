@@ -27,7 +27,7 @@ type amqp10Route struct {
 	rabbitPID int
 }
 
-func (e *env) openAMQP10(ctx context.Context) (peerRoute, error) {
+func (e *env) openAMQP10(ctx context.Context, _ cell) (peerRoute, error) {
 	// The exchange is not used; Prepare declares it with the queues.
 	if err := amqpio.Prepare(e.amqpURL, amqpio.Topology{Source: amqp10Source, Exchange: "gobridge.bench.amqp10", Target: amqp10Target}); err != nil {
 		return nil, err
@@ -56,6 +56,8 @@ func (r *amqp10Route) refArgs(c cell) []string {
 func (r *amqp10Route) bridgeConfig(c cell, im impl, adminPort, monitorPort int) string {
 	return amqp10BridgeConfig(c, im, r.url, adminPort, monitorPort)
 }
+
+func (r *amqp10Route) live() bool { return false }
 
 func (r *amqp10Route) close() {}
 

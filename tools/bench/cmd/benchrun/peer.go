@@ -27,6 +27,9 @@ type peerRoute interface {
 	bridgeConfig(c cell, im impl, adminPort, monitorPort int) string
 	// refArgs are the reference forwarder's flags for the cell.
 	refArgs(c cell) []string
+	// live reports whether the route can only be loaded while the
+	// forwarder runs (an HTTP receiver has no backlog to preload).
+	live() bool
 	// close releases what the route started for the run.
 	close()
 }
@@ -42,7 +45,7 @@ type peerSink interface {
 // number, read the forwarder's and the broker's CPU and the forwarder's
 // peak RSS, stop it.
 func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
-	open func(ctx context.Context) (peerRoute, error)) (res result) {
+	open func(ctx context.Context, c cell) (peerRoute, error)) (res result) {
 	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
 	fail := func(err error) result { res.Err = err.Error(); return res }
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -52,11 +55,12 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 	if err != nil {
 		return fail(err)
 	}
-	pr, err := open(ctx)
+	pr, err := open(ctx, c)
 	if err != nil {
 		return fail(err)
 	}
 	defer pr.close()
+	o.live = o.live || pr.live()
 	publish := func() error { return pr.publish(ctx, run, o.n, c.size, o.rate) }
 	if !o.live {
 		t0 := time.Now()
@@ -96,11 +100,15 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 		case <-ctx.Done():
 			return fail(fmt.Errorf("not ready: %w\n%s", ctx.Err(), p.tail()))
 		}
+		published := make(chan struct{})
 		go func() {
+			defer close(published)
 			if err := publish(); err != nil && ctx.Err() == nil {
 				fmt.Fprintln(os.Stderr, "live load generator:", err)
 			}
 		}()
+		// The load generator stops with the run's context; wait for it.
+		defer func() { cancel(); <-published }()
 	}
 	if err := e.waitDrained(ctx, p, counter, o.idle); err != nil {
 		res.Err = err.Error()
@@ -177,16 +185,18 @@ func peerRoutePolicy(c cell, im impl, adminPort, monitorPort int) string {
 }
 
 // peerRoutes are the routes runPeer measures.
-func peerRoutes() []string { return []string{"sb-sb", "amqp10-amqp10"} }
+func peerRoutes() []string { return []string{"sb-sb", "amqp10-amqp10", "http-amqp"} }
 
 // peerOpener returns how to set up a run of a peer route, nil for a route
 // runPeer does not measure.
-func (e *env) peerOpener(route string) func(context.Context) (peerRoute, error) {
+func (e *env) peerOpener(route string) func(context.Context, cell) (peerRoute, error) {
 	switch route {
 	case "sb-sb":
 		return openSB
 	case "amqp10-amqp10":
 		return e.openAMQP10
+	case "http-amqp":
+		return e.openHTTP
 	}
 	return nil
 }

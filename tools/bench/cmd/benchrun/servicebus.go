@@ -23,7 +23,7 @@ const (
 // peek-lock sink on the target queue.
 type sbRoute struct{ emu *sbio.Emulator }
 
-func openSB(ctx context.Context) (peerRoute, error) {
+func openSB(ctx context.Context, _ cell) (peerRoute, error) {
 	emu, err := sbio.Start(ctx, sbSource, sbTarget)
 	if err != nil {
 		return nil, err
@@ -52,6 +52,8 @@ func (r *sbRoute) refArgs(c cell) []string {
 func (r *sbRoute) bridgeConfig(c cell, im impl, adminPort, monitorPort int) string {
 	return sbBridgeConfig(c, im, r.emu.ConnectionString(), adminPort, monitorPort)
 }
+
+func (r *sbRoute) live() bool { return false }
 
 func (r *sbRoute) close() { _ = r.emu.Close() }
 

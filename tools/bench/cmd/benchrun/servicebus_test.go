@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,8 +50,8 @@ func TestSBBridgeConfig(t *testing.T) {
 	}
 }
 
-// TestPeerRoutesEndToEnd runs sb-sb (on an emulator per run) and
-// amqp10-amqp10 (on the machine's RabbitMQ) with a tiny load, each once
+// TestPeerRoutesEndToEnd runs sb-sb (on an emulator per run),
+// amqp10-amqp10 and http-amqp (on the machine's RabbitMQ) with a tiny load, each once
 // with the gobridge binary and once with the reference forwarder, and
 // checks that every message arrived once and that the CPU figures were
 // read.
@@ -77,7 +78,7 @@ func TestPeerRoutesEndToEnd(t *testing.T) {
 		}
 	}
 	const n = 300
-	for _, route := range []string{"sb-sb", "amqp10-amqp10"} {
+	for _, route := range []string{"sb-sb", "amqp10-amqp10", "http-amqp"} {
 		for _, name := range []string{"bridge", "ref"} {
 			t.Run(route+"/"+name, func(t *testing.T) {
 				switch route {
@@ -89,6 +90,12 @@ func TestPeerRoutesEndToEnd(t *testing.T) {
 					c, err := amqp10io.Dial(ctx, e.amqpURL)
 					if err != nil {
 						itest.Unavailable(t, "AMQP 1.0 on RabbitMQ (scripts/ensure-rabbitmq-amqp10.sh): %v", err)
+					}
+					_ = c.Close()
+				case "http-amqp":
+					c, err := net.DialTimeout("tcp", "127.0.0.1:5672", 2*time.Second)
+					if err != nil {
+						itest.Unavailable(t, "RabbitMQ at 127.0.0.1:5672: %v", err)
 					}
 					_ = c.Close()
 				}
@@ -104,10 +111,10 @@ func TestPeerRoutesEndToEnd(t *testing.T) {
 					t.Errorf("unique %d, duplicates %d, missing %d, stray %d; want %d, 0, 0, 0", r.Unique, r.Dups, r.Missing, r.Stray, n)
 				}
 				broker := r.EmulatorUS
-				if route == "amqp10-amqp10" {
+				if route != "sb-sb" {
 					broker = r.RabbitUS
 				}
-				if r.CPUus <= 0 || broker <= 0 || r.RSSMB <= 0 || r.PreloadRate <= 0 {
+				if r.CPUus <= 0 || broker <= 0 || r.RSSMB <= 0 || (r.PreloadRate <= 0) != (route == "http-amqp") {
 					t.Errorf("figures not read: own CPU %v µs, broker %v µs, RSS %v MB, preload %v msg/s", r.CPUus, broker, r.RSSMB, r.PreloadRate)
 				}
 				if r.Wire == "" {
@@ -129,6 +136,23 @@ func TestAMQP10BridgeConfig(t *testing.T) {
 		`settings: {address: "/amq/queue/gobridge.bench.amqp10.src", retry: released}`,
 		`{id: out, type: amqp10, session_id: r10, settings: {address: "/amq/queue/gobridge.bench.amqp10.dst"}}`,
 		"delivery_mode: direct_hold", "policy: {max_in_flight: 300}", "dlq: {type: sqlite",
+	} {
+		if !strings.Contains(y, s) {
+			t.Errorf("config lacks %q:\n%s", s, y)
+		}
+	}
+}
+
+func TestHTTPBridgeConfig(t *testing.T) {
+	im, err := parseImpl("bridge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := httpBridgeConfig(cell{"http-amqp", 256, 200}, im, "amqp://u:p@h:5672/", "127.0.0.1:5998", 1, 2)
+	for _, s := range []string{
+		`{id: in, type: http, settings: {listen: "127.0.0.1:5998", paths: ["/publish/{subject}"], body: raw}}`,
+		`{id: out, type: amqp091, session_id: rabbit-out, settings: {exchange: gobridge.bench.http}}`,
+		"address: gobridge.bench.http.dst}", "delivery_mode: direct_hold", "policy: {max_in_flight: 200}",
 	} {
 		if !strings.Contains(y, s) {
 			t.Errorf("config lacks %q:\n%s", s, y)

@@ -10,6 +10,7 @@ import (
 	"github.com/gobridge-oss/gobridge/tools/bench"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqp10io"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/amqpio"
+	"github.com/gobridge-oss/gobridge/tools/bench/internal/httpio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/mqttio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/sbio"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/sqsio"
@@ -20,7 +21,9 @@ import (
 // topic at QoS 0, 1 or 2.
 func loadgenCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	proto := fs.String("proto", "amqp", "amqp, mqtt, sb (Service Bus) or amqp10 (AMQP 1.0 to -queue as /amq/queue/NAME on RabbitMQ at -amqp)")
+	proto := fs.String("proto", "amqp", "amqp, mqtt, sb (Service Bus), amqp10 (AMQP 1.0 to -queue as /amq/queue/NAME on RabbitMQ at -amqp), sqs or http (POST raw bodies to -url)")
+	httpURL := fs.String("url", "http://127.0.0.1:8080/publish", "where -proto http posts")
+	conc := fs.Int("conc", 100, "-proto http: requests in flight")
 	sbConn := fs.String("sb", "", "Service Bus connection string (-proto sb; the queue is -queue)")
 	sqsEP := fs.String("sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (-proto sqs; -queue is a queue name or URL)")
 	amqpURL := fs.String("amqp", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
@@ -53,10 +56,14 @@ func loadgenCmd(ctx context.Context, args []string) error {
 		err = sbio.Publish(ctx, *sbConn, *queue, sbio.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
 	case "amqp10":
 		err = amqp10io.Publish(ctx, *amqpURL, amqp10io.QueueAddress(*queue), amqp10io.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
+	case "http":
+		var r httpio.Result
+		r, err = httpio.Publish(ctx, *httpURL, httpio.Load{Run: *run, N: *n, Size: *size, Rate: *rate, Concurrency: *conc})
+		fmt.Printf("retried requests: %d\n", r.Retries)
 	case "sqs":
 		err = sqsLoadgen(ctx, *sqsEP, *queue, sqsio.Load{Run: *run, N: *n, Size: *size, Rate: *rate})
 	default:
-		return fmt.Errorf("-proto %q: amqp, mqtt, sb, amqp10 or sqs", *proto)
+		return fmt.Errorf("-proto %q: amqp, mqtt, sb, amqp10, sqs or http", *proto)
 	}
 	if err != nil {
 		return err

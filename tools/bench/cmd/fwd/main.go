@@ -10,6 +10,7 @@
 //	fwd -route sqs-sqs -sqs http://127.0.0.1:4100 -src SRC_QUEUE_URL -dst DST_QUEUE_URL -window 500
 //	fwd -route sb-sb -sb "Endpoint=sb://127.0.0.1:PORT;...;UseDevelopmentEmulator=true" -src in -dst out -window 500
 //	fwd -route amqp10-amqp10 -amqp amqp://guest:guest@127.0.0.1:5672 -src bench.src -dst bench.dst -window 500
+//	fwd -route http-amqp -listen 127.0.0.1:8080 -exchange bench -key bench.dst
 //
 // It prints "ready" on stdout once it consumes, and stops on SIGTERM or
 // SIGINT. Flags that make it do what the bridge does on the wire (-conns 2,
@@ -48,6 +49,7 @@ type options struct {
 	expiry        time.Duration
 	sbConn        string // Service Bus connection string (sb-sb)
 	dst           string // target queue (sb-sb, sqs-sqs)
+	listen        string // HTTP listen address (http-amqp)
 	sqsEndpoint   string // SQS emulator URL (sqs-sqs)
 	pollers       int    // concurrent receives (sqs-sqs)
 }
@@ -72,6 +74,7 @@ func main() {
 	fs.StringVar(&o.topic, "topic", "bench/in", "MQTT topic filter (mqtt-amqp)")
 	fs.DurationVar(&o.expiry, "session-expiry", time.Hour, "MQTT session expiry (mqtt-amqp)")
 	fs.StringVar(&o.sbConn, "sb", "", "Service Bus connection string (sb-sb)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "HTTP listen address (http-amqp)")
 	fs.StringVar(&o.dst, "dst", "bench.dst", "target queue (sb-sb, amqp10-amqp10)")
 	fs.StringVar(&o.sqsEndpoint, "sqs", "http://127.0.0.1:4100", "SQS endpoint, Query protocol (sqs-sqs; -src and -dst are queue URLs)")
 	fs.IntVar(&o.pollers, "pollers", 0, "concurrent receives (sqs-sqs; 0: window/10, at most 10, as the bridge's sqs receiver)")
@@ -93,6 +96,8 @@ func main() {
 		err = sbToSB(ctx, o, ready)
 	case "amqp10-amqp10":
 		err = amqp10ToAMQP10(ctx, o, ready)
+	case "http-amqp":
+		err = httpToAMQP(ctx, o, ready)
 	default:
 		err = fmt.Errorf("unknown route %q", o.route)
 	}
