@@ -2,13 +2,10 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
-	"github.com/gobridge-oss/gobridge/core/ports"
 )
 
 // Defaults of the live event stream.
@@ -58,8 +55,8 @@ type liveHealth struct {
 	Deep  deepHealthBody `json:"deep"`
 }
 
-// sampler remembers the counters of the previous tick of one stream, so
-// that rates cover the time between two snapshots.
+// sampler remembers the counters of the previous snapshot, so that rates
+// cover the time between two snapshots.
 type sampler struct {
 	at   time.Time
 	prev map[string]*routeCounters
@@ -93,9 +90,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	beat := time.NewTicker(s.heartbeat)
 	defer beat.Stop()
 	last := map[string][]byte{}
-	smp := &sampler{}
 	send := func() bool {
-		for _, ev := range s.snapshot(ctx, smp) {
+		for _, ev := range s.snapshot(ctx) {
 			if bytes.Equal(last[ev.name], ev.data) {
 				continue
 			}
@@ -130,80 +126,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 type sseEvent struct {
 	name string
 	data []byte
-}
-
-// snapshot builds the three events in their fixed order.
-func (s *Server) snapshot(ctx context.Context, smp *sampler) []sseEvent {
-	rs := s.b.Routes(ctx)
-	dlq := s.dlqSnapshot(ctx, rs)
-	routes := s.routesSnapshot(ctx, smp, rs, dlq)
-	rd := s.b.Readiness(ctx)
-	health := liveHealth{
-		Ready: readyBody{Level: effectiveLevel(rd), Requested: LevelFull, Role: rd.Role, Detail: rd.Detail},
-		Deep:  deepBody(s.b.DeepHealth(ctx)),
-	}
-	health.Ready.Ready = health.Ready.Level == LevelFull
-	out := make([]sseEvent, 0, 3)
-	for _, ev := range []struct {
-		name string
-		v    any
-	}{{eventRoutes, routes}, {eventDLQ, dlq}, {eventHealth, health}} {
-		b, err := json.Marshal(ev.v)
-		if err != nil {
-			continue
-		}
-		out = append(out, sseEvent{ev.name, b})
-	}
-	return out
-}
-
-func (s *Server) dlqSnapshot(ctx context.Context, rs []RouteStatus) liveDLQ {
-	out := liveDLQ{ByRoute: map[string]int{}}
-	st := s.b.DLQ()
-	if st == nil {
-		return out
-	}
-	out.Configured = true
-	if n, err := st.Count(ctx, ports.DLQFilter{}); err == nil {
-		out.Depth = n
-	}
-	for _, rt := range rs {
-		if n, err := st.Count(ctx, ports.DLQFilter{RouteID: rt.ID}); err == nil {
-			out.ByRoute[rt.ID] = n
-		}
-	}
-	return out
-}
-
-func (s *Server) routesSnapshot(ctx context.Context, smp *sampler, rs []RouteStatus, dlq liveDLQ) liveRoutes {
-	now := time.Now()
-	counters := s.routeCounters(ctx)
-	secs := 0.0
-	if !smp.at.IsZero() {
-		secs = now.Sub(smp.at).Seconds()
-	}
-	out := liveRoutes{Routes: []liveRoute{}}
-	for _, rt := range rs {
-		lr := liveRoute{ID: rt.ID, State: rt.State, Role: rt.Role, LastError: rt.LastError, InFlight: rt.InFlight}
-		if c := counters[rt.ID]; c != nil {
-			lr.InFlight = max(lr.InFlight, int(c.inFlight))
-			if c.hasOutbox {
-				d := int(c.outbox)
-				lr.OutboxDepth = &d
-			}
-			if p := smp.prev[rt.ID]; p != nil {
-				lr.ReceivedPerSec = rate(p.received, c.received, secs)
-				lr.SentPerSec = rate(p.sent, c.sent, secs)
-			}
-		}
-		if dlq.Configured {
-			d := dlq.ByRoute[rt.ID]
-			lr.DLQDepth = &d
-		}
-		out.Routes = append(out.Routes, lr)
-	}
-	smp.at, smp.prev = now, counters
-	return out
 }
 
 // writeEvent writes one event and flushes it; false when the client is

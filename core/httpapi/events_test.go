@@ -88,7 +88,7 @@ func liveServer(t *testing.T, b *fakeBackend, maxStreams int) (*Server, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.eventTick, s.heartbeat = 5*time.Millisecond, 100*time.Millisecond
+	s.eventTick, s.heartbeat, s.storeEvery = 5*time.Millisecond, 100*time.Millisecond, 5*time.Millisecond
 	admin, _ := s.Handlers()
 	srv := httptest.NewServer(admin)
 	t.Cleanup(srv.Close)
@@ -247,13 +247,13 @@ func TestRouteRates(t *testing.T) {
 		})}
 	s := newTestServer(t, b)
 	smp := &sampler{}
-	first := s.routesSnapshot(t.Context(), smp, b.routes, liveDLQ{})
+	first := routesSnapshot(smp, time.Now(), b.routes, s.routeCounters(t.Context()), liveDLQ{})
 	if r := first.Routes[0]; r.ReceivedPerSec != 0 || r.OutboxDepth != nil || r.DLQDepth != nil {
 		t.Errorf("first snapshot %+v: want no rate yet and no outbox or DLQ depth", r)
 	}
 	smp.at = smp.at.Add(-2 * time.Second) // as if the last tick was 2s ago
 	received = 30
-	r := s.routesSnapshot(t.Context(), smp, b.routes, liveDLQ{}).Routes[0]
+	r := routesSnapshot(smp, time.Now(), b.routes, s.routeCounters(t.Context()), liveDLQ{}).Routes[0]
 	if r.ReceivedPerSec < 5 || r.ReceivedPerSec > 10 || r.SentPerSec != 0 {
 		t.Errorf("after 20 more received in about 2s: received %v/s (want about 10), sent %v/s (want 0)", r.ReceivedPerSec, r.SentPerSec)
 	}

@@ -30,6 +30,10 @@ type Server struct {
 	quit                 chan struct{}
 	quitOnce             sync.Once
 	eventTick, heartbeat time.Duration
+	// live builds the streams' snapshots; storeEvery is how long it keeps
+	// the figures read from the stores when nothing says they changed.
+	live       liveHub
+	storeEvery time.Duration
 
 	mu        sync.Mutex
 	listeners []*listener
@@ -60,7 +64,7 @@ func New(cfg Config, b Backend) (*Server, error) {
 		keyset:    &keySet{now: now, current: newKeyring(cfg.AdminAPIKey, cfg.MonitorAPIKey)},
 		streams:   make(chan struct{}, cmp.Or(cfg.MaxEventStreams, DefaultMaxEventStreams)),
 		quit:      make(chan struct{}),
-		eventTick: defaultEventTick, heartbeat: defaultHeartbeat}
+		eventTick: defaultEventTick, heartbeat: defaultHeartbeat, storeEvery: defaultStoreEvery}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

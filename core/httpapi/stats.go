@@ -17,12 +17,14 @@ const (
 	metricSent     = "gobridge_route_messages_sent_total"
 	metricInFlight = "gobridge_route_in_flight"
 	metricOutbox   = "gobridge_outbox_depth"
+	metricDead     = "gobridge_route_messages_dead_lettered_total"
 )
 
 // routeCounters are one route's figures from the metrics, summed over
 // its bindings.
 type routeCounters struct {
 	received, sent, inFlight, outbox float64
+	deadLettered                     float64
 	hasOutbox                        bool
 }
 
@@ -72,6 +74,7 @@ func (s *Server) routeCounters(ctx context.Context) map[string]*routeCounters {
 	add(metricSent, func(c *routeCounters, v float64) { c.sent += v })
 	add(metricInFlight, func(c *routeCounters, v float64) { c.inFlight += v })
 	add(metricOutbox, func(c *routeCounters, v float64) { c.outbox += v; c.hasOutbox = true })
+	add(metricDead, func(c *routeCounters, v float64) { c.deadLettered += v })
 	return out
 }
 
