@@ -81,7 +81,7 @@ func (s *stream) next(t *testing.T) (item, bool) {
 	}
 }
 
-func liveServer(t *testing.T, b *fakeBackend, maxStreams int) (*Server, string) {
+func liveServer(t *testing.T, b Backend, maxStreams int) (*Server, string) {
 	t.Helper()
 	s, err := New(Config{AdminAddr: "127.0.0.1:0", AdminAPIKey: adminKey, MonitorAPIKey: monitorKey,
 		MaxEventStreams: maxStreams, Logger: slog.New(slog.DiscardHandler)}, b)

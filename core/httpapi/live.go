@@ -23,8 +23,9 @@ const storeReadTimeout = 10 * time.Second
 // them. Cheap figures (route states, readiness, the metrics) are read at
 // most once per tick whatever the number of open streams; the figures
 // that cost store queries are read again only when the bridge
-// dead-lettered a message, an operator changed the DLQ or the routes
-// changed, and otherwise every storeEvery.
+// dead-lettered a message, an operator changed the DLQ, a route or the
+// readiness changed (a session that lost its broker shows there), and
+// otherwise every storeEvery.
 type liveHub struct {
 	mu      sync.Mutex
 	at      time.Time // when events were built
@@ -34,7 +35,7 @@ type liveHub struct {
 	dlq     liveDLQ
 	deep    deepHealthBody
 	dead    float64  // dead-lettered messages counted when dlq was read
-	routes  []string // route IDs when dlq was read
+	state   []string // stateOf the routes and readiness when dlq was read
 	dirty   bool     // the DLQ changed through the admin API
 }
 
@@ -67,21 +68,18 @@ func (s *Server) snapshot(ctx context.Context) []sseEvent {
 	}
 	rs := s.b.Routes(ctx)
 	counters := s.routeCounters(ctx)
-	ids := make([]string, len(rs))
-	for i, rt := range rs {
-		ids[i] = rt.ID
-	}
+	rd := s.b.Readiness(ctx)
+	state := stateOf(rs, rd)
 	dead := deadLettered(counters)
-	if h.events == nil || h.dirty || dead != h.dead || !slices.Equal(ids, h.routes) ||
+	if h.events == nil || h.dirty || dead != h.dead || !slices.Equal(state, h.state) ||
 		now.Sub(h.storeAt) >= s.storeEvery {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeReadTimeout)
 		h.dlq = s.dlqSnapshot(sctx, rs)
 		h.deep = deepBody(s.b.DeepHealth(sctx))
 		cancel()
-		h.storeAt, h.dead, h.routes, h.dirty = now, dead, ids, false
+		h.storeAt, h.dead, h.state, h.dirty = now, dead, state, false
 	}
 	routes := routesSnapshot(&h.smp, now, rs, counters, h.dlq)
-	rd := s.b.Readiness(ctx)
 	health := liveHealth{
 		Ready: readyBody{Level: effectiveLevel(rd), Requested: LevelFull, Role: rd.Role, Detail: rd.Detail},
 		Deep:  h.deep,
@@ -100,6 +98,16 @@ func (s *Server) snapshot(ctx context.Context) []sseEvent {
 	}
 	h.at, h.events = now, out
 	return out
+}
+
+// stateOf lists what, when it changes, makes the deep health worth
+// reading again: each route's ID, state and last error, and the readiness.
+func stateOf(rs []RouteStatus, rd Readiness) []string {
+	out := make([]string, 0, len(rs)+1)
+	for _, rt := range rs {
+		out = append(out, rt.ID+"\x00"+rt.State+"\x00"+rt.Role+"\x00"+rt.LastError)
+	}
+	return append(out, rd.Level+"\x00"+rd.Role+"\x00"+rd.Detail)
 }
 
 // deadLettered sums the dead-lettered messages of every route.

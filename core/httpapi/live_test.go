@@ -52,9 +52,9 @@ func TestLiveViewReadsTheStoresOnlyWhenTheyChanged(t *testing.T) {
 		_, _ = io.WriteString(w, "# TYPE gobridge_route_messages_dead_lettered_total counter\n"+
 			fmt.Sprintf("gobridge_route_messages_dead_lettered_total{route=\"a\",category=\"permanent\"} %d\n", dead.Load()))
 	})
-	b := &fakeBackend{dlq: dlq, metrics: metrics,
-		routes:    []RouteStatus{{ID: "a", State: RouteRunning, Role: RoleStandalone}},
-		readiness: Readiness{Level: LevelFull, Role: RoleStandalone}}
+	b := &readinessBackend{fakeBackend: &fakeBackend{dlq: dlq, metrics: metrics,
+		routes: []RouteStatus{{ID: "a", State: RouteRunning, Role: RoleStandalone}}}}
+	b.detail.Store("")
 	s, url := liveServer(t, b, 0)
 	s.storeEvery = time.Hour
 
@@ -109,6 +109,27 @@ func TestLiveViewReadsTheStoresOnlyWhenTheyChanged(t *testing.T) {
 			t.Errorf("stream %d after a delete (-want +got):\n%s", i, diff)
 		}
 	}
+
+	// The readiness changes (a session lost its broker): deep health, and
+	// with it the DLQ, is read again.
+	before := dlq.counts.Load()
+	b.detail.Store("session s: broker unreachable")
+	waitFor(t, func() bool { return dlq.counts.Load() >= before+2 })
+}
+
+// readinessBackend is a fake backend whose readiness detail a test may
+// change while the server reads it.
+type readinessBackend struct {
+	*fakeBackend
+	detail atomic.Value // string
+}
+
+func (b *readinessBackend) Readiness(context.Context) Readiness {
+	d := b.detail.Load().(string)
+	if d == "" {
+		return Readiness{Level: LevelFull, Role: RoleStandalone}
+	}
+	return Readiness{Level: LevelConnected, Role: RoleStandalone, Detail: d}
 }
 
 // waitFor polls cond until it holds or 10 s pass.
