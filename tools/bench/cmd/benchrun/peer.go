@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gobridge-oss/gobridge/tools/bench"
@@ -84,7 +88,7 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 	}()
 	bpid, rabbit := pr.brokerPID()
 	broker0, _ := bench.ProcCPU(bpid)
-	p, err := e.startPeerForwarder(ctx, c, im, pr, dir)
+	p, monitor, err := e.startPeerForwarder(ctx, c, im, pr, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -120,6 +124,11 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 		default:
 		}
 	}
+	if cc, ok := pr.(callCounter); ok && monitor != 0 && counter.Unique() > 0 {
+		if text, err := scrapeMetrics(ctx, monitor); err == nil {
+			res.Calls = cc.calls(text, counter.Unique())
+		}
+	}
 	cpu, _ := bench.ProcCPU(p.pid())
 	hwm, _ := bench.ProcHWM(p.pid())
 	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
@@ -147,28 +156,82 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 }
 
 // startPeerForwarder starts the bridge or the reference forwarder on a
-// peer route.
-func (e *env) startPeerForwarder(ctx context.Context, c cell, im impl, pr peerRoute, dir string) (*fwdProc, error) {
+// peer route; for the bridge it also returns its monitor port.
+func (e *env) startPeerForwarder(ctx context.Context, c cell, im impl, pr peerRoute, dir string) (*fwdProc, int, error) {
 	if !im.bridge {
-		return startRef(e.fwdBin, pr.refArgs(c), dir, e.fwdEnv)
+		p, err := startRef(e.fwdBin, pr.refArgs(c), dir, e.fwdEnv)
+		return p, 0, err
 	}
 	admin, err := freePort()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	monitor, err := freePort()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	cfg := filepath.Join(dir, "bench.yaml")
 	if err := os.WriteFile(cfg, []byte(pr.bridgeConfig(c, im, admin, monitor)), 0o600); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	bin := e.bridgeBin
 	if im.minimal {
 		bin = e.minimalBin
 	}
-	return startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
+	p, err := startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
+	return p, monitor, err
+}
+
+// peerAdminKey is the admin API key of the bridge on a peer route, which
+// reading its metrics needs.
+const peerAdminKey = "bench-admin-key-0123456789"
+
+// callCounter is a peer route that reads, from the bridge's metrics, how
+// many calls it made to the peer per message.
+type callCounter interface {
+	calls(metrics string, messages int) string
+}
+
+// scrapeMetrics reads the bridge's Prometheus text from its monitor
+// listener.
+func scrapeMetrics(ctx context.Context, monitorPort int) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", monitorPort), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+peerAdminKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("metrics: %s", resp.Status)
+	}
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// metricSum adds up the samples of a counter in Prometheus text (every
+// label set).
+func metricSum(text, name string) float64 {
+	var sum float64
+	for line := range strings.SplitSeq(text, "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || (rest != "" && rest[0] != '{' && rest[0] != ' ') {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+			sum += v
+		}
+	}
+	return sum
 }
 
 // peerRoutePolicy is the route and store part of a peer route's bridge
@@ -181,7 +244,7 @@ func peerRoutePolicy(c cell, im impl, adminPort, monitorPort int) string {
 	}
 	return fmt.Sprintf("routes:\n  - id: bench\n    receiver_id: in\n    delivery_mode: direct_hold\n    bindings: [to-dst]\n    policy: {max_in_flight: %d%s}\n", c.window, policy) +
 		stores +
-		fmt.Sprintf("http:\n  admin_addr: \"127.0.0.1:%d\"\n  monitor_addr: \"127.0.0.1:%d\"\n  admin_api_key: bench-admin-key-0123456789\n", adminPort, monitorPort)
+		fmt.Sprintf("http:\n  admin_addr: \"127.0.0.1:%d\"\n  monitor_addr: \"127.0.0.1:%d\"\n  admin_api_key: %s\n", adminPort, monitorPort, peerAdminKey)
 }
 
 // peerRoutes are the routes runPeer measures.

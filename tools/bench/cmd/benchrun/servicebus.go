@@ -55,6 +55,14 @@ func (r *sbRoute) bridgeConfig(c cell, im impl, adminPort, monitorPort int) stri
 
 func (r *sbRoute) live() bool { return false }
 
+// calls are the bridge's receive and send calls per 100 messages, from
+// the Service Bus transport's counters.
+func (r *sbRoute) calls(metrics string, messages int) string {
+	per := func(name string) float64 { return metricSum(metrics, name) / float64(messages) * 100 }
+	return fmt.Sprintf("receive %.2f, send %.2f per 100 messages",
+		per("gobridge_servicebus_receive_calls_total"), per("gobridge_servicebus_send_calls_total"))
+}
+
 func (r *sbRoute) close() { _ = r.emu.Close() }
 
 type sbSink struct{ *sbio.Sink }
