@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
@@ -32,12 +33,21 @@ func sbToSB(ctx context.Context, o options, ready func()) error {
 	}
 	defer snd.Close(context.Background())
 	ready()
+	// The calls it made, on stderr (the harness keeps it in fwd.log), to
+	// compare with the bridge's counters.
+	var receives, sends, msgsIn int
+	defer func() {
+		fmt.Fprintf(os.Stderr, "calls: %d receives, %d sends for %d messages\n", receives, sends, msgsIn)
+	}()
 	for {
 		msgs, err := rcv.ReceiveMessages(ctx, o.window, nil)
 		if err != nil {
 			return err
 		}
+		receives++
+		msgsIn += len(msgs)
 		for len(msgs) > 0 {
+			sends++
 			n, err := sendBatch(ctx, snd, msgs)
 			if err != nil {
 				return err
