@@ -27,7 +27,7 @@ type amqp10Route struct {
 	rabbitPID int
 }
 
-func (e *env) openAMQP10(ctx context.Context, _ cell) (peerRoute, error) {
+func (e *env) openAMQP10(ctx context.Context, _ cell, _ string) (peerRoute, error) {
 	// The exchange is not used; Prepare declares it with the queues.
 	if err := amqpio.Prepare(e.amqpURL, amqpio.Topology{Source: amqp10Source, Exchange: "gobridge.bench.amqp10", Target: amqp10Target}); err != nil {
 		return nil, err

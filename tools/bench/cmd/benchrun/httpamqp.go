@@ -30,7 +30,7 @@ type httpRoute struct {
 	window    int
 }
 
-func (e *env) openHTTP(ctx context.Context, c cell) (peerRoute, error) {
+func (e *env) openHTTP(ctx context.Context, c cell, _ string) (peerRoute, error) {
 	if err := amqpio.Prepare(e.amqpURL, amqpio.Topology{Exchange: httpExchange, Target: httpTarget}); err != nil {
 		return nil, err
 	}

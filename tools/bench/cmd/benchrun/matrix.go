@@ -75,7 +75,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	}
 	var cells []cell
 	for _, r := range list(*routes) {
-		if r != "amqp-amqp" && r != "mqtt-amqp" && r != "sqs-sqs" && !slices.Contains(peerRoutes(), r) {
+		if r != "amqp-amqp" && r != "mqtt-amqp" && !slices.Contains(peerRoutes(), r) {
 			return fmt.Errorf("-routes: unknown route %q", r)
 		}
 		for _, s := range sizes {

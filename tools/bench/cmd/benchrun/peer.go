@@ -17,8 +17,9 @@ import (
 
 // peerRoute is what runPeer needs of a route whose two ends live on one
 // peer the harness reaches through its own protocol package (Service Bus
-// on the emulator, AMQP 1.0 on RabbitMQ): how to fill the source, count
-// the target, whose CPU is the broker's, and how to start each forwarder.
+// on sbemu, SQS on goaws, AMQP 1.0 on RabbitMQ): how to fill the source,
+// count the target, whose CPU is the broker's, and how to start each
+// forwarder. A route may also implement callCounter or stopCounter.
 type peerRoute interface {
 	// publish sends the run's stamped messages to the source.
 	publish(ctx context.Context, run uint64, n, size, rate int) error
@@ -49,7 +50,7 @@ type peerSink interface {
 // number, read the forwarder's and the broker's CPU and the forwarder's
 // peak RSS, stop it.
 func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
-	open func(ctx context.Context, c cell) (peerRoute, error)) (res result) {
+	open peerOpenFunc) (res result) {
 	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
 	fail := func(err error) result { res.Err = err.Error(); return res }
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -59,7 +60,7 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 	if err != nil {
 		return fail(err)
 	}
-	pr, err := open(ctx, c)
+	pr, err := open(ctx, c, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -87,16 +88,26 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 		}
 	}()
 	bpid, rabbit := pr.brokerPID()
-	broker0, _ := bench.ProcCPU(bpid)
+	into := &res.EmulatorUS
+	if rabbit {
+		into = &res.RabbitUS
+	}
+	broker := startBrokerCPU(bpid, into)
 	p, monitor, err := e.startPeerForwarder(ctx, c, im, pr, dir)
 	if err != nil {
 		return fail(err)
 	}
-	defer func() {
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
 		if err := p.stop(20 * time.Second); err != nil && res.Err == "" {
 			res.Err = "stop: " + err.Error()
 		}
-	}()
+	}
+	defer stop()
 	if o.live {
 		select {
 		case d := <-p.ready:
@@ -129,29 +140,15 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 			res.Calls = cc.calls(text, counter.Unique())
 		}
 	}
-	cpu, _ := bench.ProcCPU(p.pid())
-	hwm, _ := bench.ProcHWM(p.pid())
-	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
-	file, _ := bench.ProcStatusKB(p.pid(), "RssFile")
-	broker1, _ := bench.ProcCPU(bpid)
-	t := counter.Tally()
-	res.Rate = t.Rate()
-	res.Unique, res.Dups, res.Missing, res.Stray = t.Unique, t.Duplicates, t.Missing, t.Stray
-	res.P50ms, res.P99ms = ms(t.P50), ms(t.P99)
-	if t.Unique > 0 {
-		res.CPUus = float64(cpu.Microseconds()) / float64(t.Unique)
-		if bpid != 0 {
-			us := float64((broker1 - broker0).Microseconds()) / float64(t.Unique)
-			if rabbit {
-				res.RabbitUS = us
-			} else {
-				res.EmulatorUS = us
-			}
+	t := res.measure(p, counter, broker)
+	if sc, ok := pr.(stopCounter); ok {
+		// Stopped first, so that calls made while stopping (deletes
+		// queued at the end) are counted.
+		stop()
+		if calls, ok := sc.callsAfterStop(t.Unique); ok {
+			res.Calls = calls
 		}
 	}
-	res.RSSMB = float64(hwm) / (1 << 20)
-	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
-	res.Load = bench.LoadAvg()
 	return res
 }
 
@@ -190,6 +187,13 @@ const peerAdminKey = "bench-admin-key-0123456789"
 // many calls it made to the peer per message.
 type callCounter interface {
 	calls(metrics string, messages int) string
+}
+
+// stopCounter is a peer route that counts the forwarder's calls itself
+// (through a proxy, for any forwarder) and reads them once the forwarder
+// stopped; ok is false when it did not count this run.
+type stopCounter interface {
+	callsAfterStop(messages int) (calls string, ok bool)
 }
 
 // scrapeMetrics reads the bridge's Prometheus text from its monitor
@@ -248,12 +252,20 @@ func peerRoutePolicy(c cell, im impl, adminPort, monitorPort int) string {
 }
 
 // peerRoutes are the routes runPeer measures.
-func peerRoutes() []string { return []string{"sb-sb", "amqp10-amqp10", "http-amqp"} }
+func peerRoutes() []string { return []string{"sb-sb", "amqp10-amqp10", "http-amqp", "sqs-sqs"} }
+
+// peerOpenFunc sets up a run of a peer route; dir is the run's scratch
+// directory.
+type peerOpenFunc func(ctx context.Context, c cell, dir string) (peerRoute, error)
 
 // peerOpener returns how to set up a run of a peer route, nil for a route
 // runPeer does not measure.
-func (e *env) peerOpener(route string) func(context.Context, cell) (peerRoute, error) {
+func (e *env) peerOpener(route string, o runOpts) peerOpenFunc {
 	switch route {
+	case "sqs-sqs":
+		return func(ctx context.Context, _ cell, dir string) (peerRoute, error) {
+			return e.openSQS(ctx, dir, o.sqsCount)
+		}
 	case "sb-sb":
 		return openSB
 	case "amqp10-amqp10":

@@ -62,11 +62,8 @@ type runOpts struct {
 // every sequence number, read the forwarder's and the brokers' CPU and the
 // forwarder's peak RSS, stop it.
 func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) (res result) {
-	if open := e.peerOpener(c.route); open != nil {
+	if open := e.peerOpener(c.route, o); open != nil {
 		return e.runPeer(ctx, c, im, rep, o, open)
-	}
-	if c.route == "sqs-sqs" {
-		return e.runSQS(ctx, c, im, rep, o)
 	}
 	res = result{Cell: c.String(), Route: c.route, Size: c.size, Window: c.window, Impl: im.name, Rep: rep, N: o.n}
 	fail := func(err error) result { res.Err = err.Error(); return res }
@@ -119,10 +116,9 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 		}
 	}()
 
-	rabbit0, _ := bench.ProcCPU(e.rabbitPID)
-	var mosq0 time.Duration
+	brokers := []brokerCPU{startBrokerCPU(e.rabbitPID, &res.RabbitUS)}
 	if mosq != nil {
-		mosq0, _ = bench.ProcCPU(mosq.PID())
+		brokers = append(brokers, startBrokerCPU(mosq.PID(), &res.MosqUS))
 	}
 	p, err := e.startForwarder(ctx, c, im, n, dir, mosq)
 	if err != nil {
@@ -156,12 +152,41 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 		default:
 		}
 	}
+	res.measure(p, counter, brokers...)
+	return res
+}
+
+// brokerCPU is a broker's CPU at the start of a run, to charge what it
+// used over the run per message into a field of the result.
+type brokerCPU struct {
+	pid  int // 0: not known, nothing charged
+	t0   time.Duration
+	into *float64
+}
+
+func startBrokerCPU(pid int, into *float64) brokerCPU {
+	b := brokerCPU{pid: pid, into: into}
+	if pid != 0 {
+		b.t0, _ = bench.ProcCPU(pid)
+	}
+	return b
+}
+
+// measure fills res with what a run measured once the sink had its
+// messages: the forwarder p's CPU per message, its peak and current RSS,
+// the counter's tally, each broker's CPU per message and the load
+// average. It returns the tally.
+func (res *result) measure(p *fwdProc, counter *bench.Counter, brokers ...brokerCPU) bench.Tally {
 	cpu, _ := bench.ProcCPU(p.pid())
 	hwm, _ := bench.ProcHWM(p.pid())
 	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
 	file, _ := bench.ProcStatusKB(p.pid(), "RssFile")
-	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
-	rabbit1, _ := bench.ProcCPU(e.rabbitPID)
+	ends := make([]time.Duration, len(brokers))
+	for i, b := range brokers {
+		if b.pid != 0 {
+			ends[i], _ = bench.ProcCPU(b.pid)
+		}
+	}
 	t := counter.Tally()
 	res.Rate = t.Rate()
 	res.Unique, res.Dups, res.Missing, res.Stray = t.Unique, t.Duplicates, t.Missing, t.Stray
@@ -169,17 +194,16 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 	if t.Unique > 0 {
 		per := float64(t.Unique)
 		res.CPUus = float64(cpu.Microseconds()) / per
-		if e.rabbitPID != 0 {
-			res.RabbitUS = float64((rabbit1 - rabbit0).Microseconds()) / per
-		}
-		if mosq != nil {
-			mosq1, _ := bench.ProcCPU(mosq.PID())
-			res.MosqUS = float64((mosq1 - mosq0).Microseconds()) / per
+		for i, b := range brokers {
+			if b.pid != 0 {
+				*b.into = float64((ends[i] - b.t0).Microseconds()) / per
+			}
 		}
 	}
 	res.RSSMB = float64(hwm) / (1 << 20)
+	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
 	res.Load = bench.LoadAvg()
-	return res
+	return t
 }
 
 // waitDrained waits until the sink has every message, the forwarder

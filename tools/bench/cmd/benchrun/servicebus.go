@@ -23,7 +23,7 @@ const (
 // peek-lock sink on the target queue.
 type sbRoute struct{ emu *sbio.Emulator }
 
-func openSB(ctx context.Context, _ cell) (peerRoute, error) {
+func openSB(ctx context.Context, _ cell, _ string) (peerRoute, error) {
 	emu, err := sbio.Start(ctx, sbSource, sbTarget)
 	if err != nil {
 		return nil, err
