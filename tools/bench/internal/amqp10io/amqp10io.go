@@ -49,20 +49,9 @@ func Publish(ctx context.Context, url, address string, l Load) error {
 		return err
 	}
 	defer conn.Close()
-	pubs := l.Publishers
-	if pubs <= 0 {
-		pubs = 4
-	}
-	pace := bench.NewPacer(l.Rate)
-	errs := make(chan error, pubs)
-	for p := range pubs {
-		go func() { errs <- publishStripe(ctx, conn, address, l, pace, p, pubs) }()
-	}
-	var all []error
-	for range pubs {
-		all = append(all, <-errs)
-	}
-	return errors.Join(all...)
+	return bench.Stripes(ctx, l.Publishers, l.Rate, func(ctx context.Context, pace *bench.Pacer, first, step int) error {
+		return publishStripe(ctx, conn, address, l, pace, first, step)
+	})
 }
 
 // publishStripe sends sequence numbers first, first+step, ... on a

@@ -34,20 +34,9 @@ func Publish(ctx context.Context, connStr, queue string, l Load) error {
 		return fmt.Errorf("sbio: client: %w", err)
 	}
 	defer client.Close(context.Background())
-	pubs := l.Publishers
-	if pubs <= 0 {
-		pubs = 4
-	}
-	pace := bench.NewPacer(l.Rate)
-	errs := make(chan error, pubs)
-	for p := range pubs {
-		go func() { errs <- publishStripe(ctx, client, queue, l, pace, p, pubs) }()
-	}
-	var all []error
-	for range pubs {
-		all = append(all, <-errs)
-	}
-	return errors.Join(all...)
+	return bench.Stripes(ctx, l.Publishers, l.Rate, func(ctx context.Context, pace *bench.Pacer, first, step int) error {
+		return publishStripe(ctx, client, queue, l, pace, first, step)
+	})
 }
 
 // publishStripe sends sequence numbers first, first+step, ... on a sender
