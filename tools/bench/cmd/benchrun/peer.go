@@ -68,11 +68,9 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 	o.live = o.live || pr.live()
 	publish := func() error { return pr.publish(ctx, run, o.n, c.size, o.rate) }
 	if !o.live {
-		t0 := time.Now()
-		if err := publish(); err != nil {
-			return fail(fmt.Errorf("preload: %w", err))
+		if err := res.preload(o.n, publish); err != nil {
+			return fail(err)
 		}
-		res.PreloadRate = float64(o.n) / time.Since(t0).Seconds()
 	}
 	counter := bench.NewCounter(run, o.n)
 	sink, err := pr.sink(ctx, counter)
@@ -109,31 +107,17 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 	}
 	defer stop()
 	if o.live {
-		select {
-		case d := <-p.ready:
-			res.ReadyMS = float64(d.Microseconds()) / 1000
-		case <-ctx.Done():
-			return fail(fmt.Errorf("not ready: %w\n%s", ctx.Err(), p.tail()))
+		join, err := res.startLive(ctx, cancel, p, publish)
+		if err != nil {
+			return fail(err)
 		}
-		published := make(chan struct{})
-		go func() {
-			defer close(published)
-			if err := publish(); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(os.Stderr, "live load generator:", err)
-			}
-		}()
-		// The load generator stops with the run's context; wait for it.
-		defer func() { cancel(); <-published }()
+		defer join()
 	}
 	if err := e.waitDrained(ctx, p, counter, o.idle); err != nil {
 		res.Err = err.Error()
 	}
 	if !o.live {
-		select {
-		case d := <-p.ready:
-			res.ReadyMS = float64(d.Microseconds()) / 1000
-		default:
-		}
+		res.noteReady(p)
 	}
 	if cc, ok := pr.(callCounter); ok && monitor != 0 && counter.Unique() > 0 {
 		if text, err := scrapeMetrics(ctx, monitor); err == nil {

@@ -97,11 +97,9 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 		return amqpio.Publish(ctx, e.amqpURL, n.src, amqpio.Load{Run: run, N: o.n, Size: c.size, Rate: o.rate})
 	}
 	if !o.live {
-		t0 := time.Now()
-		if err := publish(); err != nil {
-			return fail(fmt.Errorf("preload: %w", err))
+		if err := res.preload(o.n, publish); err != nil {
+			return fail(err)
 		}
-		res.PreloadRate = float64(o.n) / time.Since(t0).Seconds()
 	}
 
 	counter := bench.NewCounter(run, o.n)
@@ -130,80 +128,20 @@ func (e *env) runOnce(ctx context.Context, c cell, im impl, rep int, o runOpts) 
 		}
 	}()
 	if o.live {
-		select {
-		case d := <-p.ready:
-			res.ReadyMS = float64(d.Microseconds()) / 1000
-		case <-ctx.Done():
-			return fail(fmt.Errorf("not ready: %w\n%s", ctx.Err(), p.tail()))
+		join, err := res.startLive(ctx, cancel, p, publish)
+		if err != nil {
+			return fail(err)
 		}
-		go func() {
-			if err := publish(); err != nil {
-				fmt.Fprintln(os.Stderr, "live load generator:", err)
-			}
-		}()
+		defer join()
 	}
 	if err := e.waitDrained(ctx, p, counter, o.idle); err != nil {
 		res.Err = err.Error()
 	}
 	if !o.live {
-		select {
-		case d := <-p.ready:
-			res.ReadyMS = float64(d.Microseconds()) / 1000
-		default:
-		}
+		res.noteReady(p)
 	}
 	res.measure(p, counter, brokers...)
 	return res
-}
-
-// brokerCPU is a broker's CPU at the start of a run, to charge what it
-// used over the run per message into a field of the result.
-type brokerCPU struct {
-	pid  int // 0: not known, nothing charged
-	t0   time.Duration
-	into *float64
-}
-
-func startBrokerCPU(pid int, into *float64) brokerCPU {
-	b := brokerCPU{pid: pid, into: into}
-	if pid != 0 {
-		b.t0, _ = bench.ProcCPU(pid)
-	}
-	return b
-}
-
-// measure fills res with what a run measured once the sink had its
-// messages: the forwarder p's CPU per message, its peak and current RSS,
-// the counter's tally, each broker's CPU per message and the load
-// average. It returns the tally.
-func (res *result) measure(p *fwdProc, counter *bench.Counter, brokers ...brokerCPU) bench.Tally {
-	cpu, _ := bench.ProcCPU(p.pid())
-	hwm, _ := bench.ProcHWM(p.pid())
-	anon, _ := bench.ProcStatusKB(p.pid(), "RssAnon")
-	file, _ := bench.ProcStatusKB(p.pid(), "RssFile")
-	ends := make([]time.Duration, len(brokers))
-	for i, b := range brokers {
-		if b.pid != 0 {
-			ends[i], _ = bench.ProcCPU(b.pid)
-		}
-	}
-	t := counter.Tally()
-	res.Rate = t.Rate()
-	res.Unique, res.Dups, res.Missing, res.Stray = t.Unique, t.Duplicates, t.Missing, t.Stray
-	res.P50ms, res.P99ms = ms(t.P50), ms(t.P99)
-	if t.Unique > 0 {
-		per := float64(t.Unique)
-		res.CPUus = float64(cpu.Microseconds()) / per
-		for i, b := range brokers {
-			if b.pid != 0 {
-				*b.into = float64((ends[i] - b.t0).Microseconds()) / per
-			}
-		}
-	}
-	res.RSSMB = float64(hwm) / (1 << 20)
-	res.AnonMB, res.FileMB = float64(anon)/(1<<20), float64(file)/(1<<20)
-	res.Load = bench.LoadAvg()
-	return t
 }
 
 // waitDrained waits until the sink has every message, the forwarder
