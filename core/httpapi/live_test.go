@@ -70,7 +70,7 @@ func TestLiveViewReadsTheStoresOnlyWhenTheyChanged(t *testing.T) {
 	}
 	// Many ticks with nothing dead-lettered read the metrics, not the DLQ.
 	start := scrapes.Load()
-	waitFor(t, func() bool { return scrapes.Load() >= start+20 })
+	eventually(t, "20 more ticks", func() bool { return scrapes.Load() >= start+20 })
 	if n := dlq.counts.Load(); n != 2 {
 		t.Errorf("after 20 more ticks: %d DLQ counts, want still 2", n)
 	}
@@ -114,7 +114,7 @@ func TestLiveViewReadsTheStoresOnlyWhenTheyChanged(t *testing.T) {
 	// with it the DLQ, is read again.
 	before := dlq.counts.Load()
 	b.detail.Store("session s: broker unreachable")
-	waitFor(t, func() bool { return dlq.counts.Load() >= before+2 })
+	eventually(t, "a DLQ count after the readiness changed", func() bool { return dlq.counts.Load() >= before+2 })
 }
 
 // readinessBackend is a fake backend whose readiness detail a test may
@@ -130,16 +130,4 @@ func (b *readinessBackend) Readiness(context.Context) Readiness {
 		return Readiness{Level: LevelFull, Role: RoleStandalone}
 	}
 	return Readiness{Level: LevelConnected, Role: RoleStandalone, Detail: d}
-}
-
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
