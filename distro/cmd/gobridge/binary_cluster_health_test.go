@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // healthStepDown is the broker_health_step_down of the test.
@@ -106,15 +104,7 @@ func TestClusterBrokerHealthStepDown(t *testing.T) {
 		node.start(t, c.dir)
 	}
 	c.sink = newSink(t, out)
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := rabbitChannel(t)
 	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
 
 	broken, _ := c.active(nil)

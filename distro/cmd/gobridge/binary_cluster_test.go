@@ -854,15 +854,7 @@ func newExclusiveCluster(t *testing.T, n int) (*testCluster, *amqp.Channel, stri
 		node.start(t, c.dir)
 	}
 	c.sink = newSink(t, out)
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := rabbitChannel(t)
 	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
 	return c, ch, in
 }

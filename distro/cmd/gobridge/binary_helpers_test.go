@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // binPath is the gobridge binary built once for the tests that drive it.
@@ -365,4 +367,21 @@ func scrape(t *testing.T, p testPorts) string {
 		t.Fatalf("metrics: status %d: %s", resp.StatusCode, raw)
 	}
 	return string(raw)
+}
+
+// rabbitChannel opens a channel on the machine's RabbitMQ. The connection
+// closes when t ends, after the cleanups the test registers later (such
+// as deleting its queues), which still have the channel.
+func rabbitChannel(t *testing.T) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }

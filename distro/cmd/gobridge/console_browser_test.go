@@ -54,12 +54,7 @@ func TestConsoleRepairsADeadLetterInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.Flag("disable-quic", true))...)
-	defer cancelAlloc()
-	browser, closeBrowser := chromedp.NewContext(alloc)
-	defer closeBrowser()
+	browser := newBrowser(ctx, t, dir)
 	// Start the browser on the test's context: a tab first used with a
 	// shorter-lived context would close with it.
 	if err := chromedp.Do(browser); err != nil {

@@ -44,15 +44,7 @@ func TestExampleAMQPToMQTT(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := rabbitChannel(t)
 	t.Cleanup(func() {
 		_, _ = ch.QueueDelete(queue, false, false, false)
 		_ = ch.ExchangeDelete(exchange, false, false)

@@ -16,7 +16,6 @@ import (
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/service"
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // TestExamplesAreValid loads and validates every file in examples/ with
@@ -145,15 +144,7 @@ func TestExampleHeadersPublishCommands(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build amqppublish: %v\n%s", err, out)
 	}
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := rabbitChannel(t)
 	suffix := fmt.Sprint(time.Now().UnixNano())
 	uniq := func(name string) string { return name + "-hdr-" + suffix }
 	// What the amqp-to-mqtt bridge declares at start: the exchange and a

@@ -45,12 +45,7 @@ func TestQuickstartDemoPageInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.Flag("disable-quic", true))...)
-	defer cancelAlloc()
-	browser, closeBrowser := chromedp.NewContext(alloc)
-	defer closeBrowser()
+	browser := newBrowser(ctx, t, dir)
 
 	// fail reports what the page shows and the bridge logged.
 	fail := func(what string, err error) {
@@ -108,4 +103,17 @@ es.onerror = () => { document.body.dataset.state = es.readyState === EventSource
 	if err != nil || state != "refused" {
 		t.Errorf("a page of another origin subscribing: state %q (%v), want refused", state, err)
 	}
+}
+
+// newBrowser starts headless Chromium with its profile under dir and
+// returns a tab's context; the browser closes when t ends or ctx does.
+func newBrowser(ctx context.Context, t *testing.T, dir string) context.Context {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.Flag("disable-quic", true))...)
+	t.Cleanup(cancelAlloc)
+	browser, closeBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(closeBrowser)
+	return browser
 }

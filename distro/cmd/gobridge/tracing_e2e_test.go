@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	amqp "github.com/rabbitmq/amqp091-go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -98,15 +97,7 @@ func runTracedBridge(t *testing.T, trust bool) tracedBridge {
 	eventually(t, "the bridge is ready", func() bool { return svc.Readiness(ctx).Level == httpapi.LevelFull },
 		func() string { return svc.Readiness(ctx).Detail })
 
-	conn, err := amqp.Dial("amqp://guest:guest@127.0.0.1:5672/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := rabbitChannel(t)
 	t.Cleanup(func() {
 		_, _ = ch.QueueDelete("tracing-"+suffix, false, false, false)
 		_ = ch.ExchangeDelete("tracing-"+suffix, false, false)
