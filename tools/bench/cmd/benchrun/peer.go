@@ -140,7 +140,7 @@ func (e *env) runPeer(ctx context.Context, c cell, im impl, rep int, o runOpts,
 // peer route; for the bridge it also returns its monitor port.
 func (e *env) startPeerForwarder(ctx context.Context, c cell, im impl, pr peerRoute, dir string) (*fwdProc, int, error) {
 	if !im.bridge {
-		p, err := startRef(e.fwdBin, pr.refArgs(c), dir, e.fwdEnv)
+		p, err := startRef(e.fwdBin, append(pr.refArgs(c), im.fwdArgs()...), dir, e.fwdEnv)
 		return p, 0, err
 	}
 	admin, err := freePort()

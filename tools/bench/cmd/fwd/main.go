@@ -63,7 +63,7 @@ func main() {
 	fs.StringVar(&o.exchange, "exchange", "bench", "target exchange")
 	fs.StringVar(&o.key, "key", "bench.dst", "target routing key")
 	fs.IntVar(&o.window, "window", 500, "messages in flight at most (prefetch, MQTT receive maximum)")
-	fs.IntVar(&o.conns, "conns", 1, "AMQP connections: 1 (consume and publish on one) or 2 (one each)")
+	fs.IntVar(&o.conns, "conns", 1, "connections (AMQP 0-9-1, Service Bus): 1 (consume and publish on one) or 2 (one each)")
 	fs.BoolVar(&o.multiAck, "multi-ack", false, "acknowledge runs of confirmed deliveries with one multiple ack")
 	fs.BoolVar(&o.bridgeProps, "bridge-props", false, "publish what the bridge adds: the gobridge.subject and x-bridge.correlation-id headers (and mqtt.topic from MQTT), a message ID and a timestamp")
 	fs.BoolVar(&o.bridgeHeaders, "bridge-headers", false, "only the headers of -bridge-props")

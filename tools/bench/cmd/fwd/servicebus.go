@@ -10,11 +10,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
 )
 
-// sbToSB is the plain azservicebus forwarder: on one connection, receive
-// up to o.window messages in peek-lock mode, send their bodies to o.dst as
-// one batch (more when they do not fit one), and complete each received
-// message once the send that carried it succeeded, the completions side by
-// side. The next receive waits for them: at most o.window messages are
+// sbToSB is the plain azservicebus forwarder: on one connection (two
+// with -conns 2), receive up to o.window messages in peek-lock mode, send
+// their bodies to o.dst as one batch (more when they do not fit one), and
+// complete each received message once the send that carried it
+// succeeded, the completions side by side. The next receive waits for them: at most o.window messages are
 // locked at once.
 func sbToSB(ctx context.Context, o options, ready func()) error {
 	client, err := azservicebus.NewClientFromConnectionString(o.sbConn, nil)
@@ -27,7 +27,16 @@ func sbToSB(ctx context.Context, o options, ready func()) error {
 		return err
 	}
 	defer rcv.Close(context.Background())
-	snd, err := client.NewSender(o.dst, nil)
+	sendClient := client
+	if o.conns == 2 {
+		// A connection of its own for the sender, as the bridge's sender
+		// and receiver each have.
+		if sendClient, err = azservicebus.NewClientFromConnectionString(o.sbConn, nil); err != nil {
+			return err
+		}
+		defer sendClient.Close(context.Background())
+	}
+	snd, err := sendClient.NewSender(o.dst, nil)
 	if err != nil {
 		return err
 	}
