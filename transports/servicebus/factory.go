@@ -27,39 +27,47 @@ func factoryOptions(d registry.Settings) []Option {
 
 // ReceiverFactory builds peek-lock receivers of queues and topic
 // subscriptions (`type: servicebus` under receivers); how many messages
-// they hold locked at once follows the route's max_in_flight.
-func ReceiverFactory() registry.ReceiverFactory {
+// they hold locked at once follows the route's max_in_flight. Each
+// receiver it builds has a client of its own; Factories shares clients.
+func ReceiverFactory() registry.ReceiverFactory { return receiverFactory(newClientPool()) }
+
+// SenderFactory builds batching senders to queues and topics
+// (`type: servicebus` under senders). Each sender it builds has a client
+// of its own; Factories shares clients.
+func SenderFactory() registry.SenderFactory { return senderFactory(newClientPool()) }
+
+// receiverFactory is ReceiverFactory drawing its clients from pool.
+func receiverFactory(pool *clientPool) registry.ReceiverFactory {
 	return registry.Receiver(FactoryType, "receives from an Azure Service Bus queue or subscription under peek locks, sessions included",
 		func(_ context.Context, cfg ReceiverConfig, d registry.Settings) (ports.Receiver, error) {
-			c, err := NewClient(cfg.Client)
+			c, release, err := pool.acquire(cfg.Client)
 			if err != nil {
 				return nil, err
 			}
 			r, err := NewReceiver(c, cfg, factoryOptions(d)...)
 			if err != nil {
-				_ = c.Close(context.Background())
+				_ = release(context.Background())
 				return nil, err
 			}
-			r.ownClient = true
+			r.release = release
 			return r, nil
 		})
 }
 
-// SenderFactory builds batching senders to queues and topics
-// (`type: servicebus` under senders).
-func SenderFactory() registry.SenderFactory {
+// senderFactory is SenderFactory drawing its clients from pool.
+func senderFactory(pool *clientPool) registry.SenderFactory {
 	return registry.Sender(FactoryType, "sends to Azure Service Bus queues and topics in message batches",
 		func(_ context.Context, cfg SenderConfig, d registry.Settings) (ports.Sender, error) {
-			c, err := NewClient(cfg.Client)
+			c, release, err := pool.acquire(cfg.Client)
 			if err != nil {
 				return nil, err
 			}
 			s, err := NewSender(c, cfg, factoryOptions(d)...)
 			if err != nil {
-				_ = c.Close(context.Background())
+				_ = release(context.Background())
 				return nil, err
 			}
-			s.ownClient = true
+			s.release = release
 			return s, nil
 		})
 }

@@ -4,10 +4,12 @@ import "github.com/gobridge-oss/gobridge/core/registry"
 
 // Factories returns every factory of this module, for a distro's
 // component list: a builder-generated distro calls it for each plugin
-// module its manifest names.
+// module its manifest names. The receivers and senders they build share
+// one client (one AMQP connection) per distinct client setting.
 func Factories() []registry.Factory {
+	pool := newClientPool()
 	return []registry.Factory{
-		ReceiverFactory(),
-		SenderFactory(),
+		receiverFactory(pool),
+		senderFactory(pool),
 	}
 }

@@ -15,11 +15,12 @@ import (
 // Receiver reads one queue or topic subscription under peek locks. It
 // implements ports.Receiver, ports.CapabilityReporter and ports.Closer.
 type Receiver struct {
-	client    *azservicebus.Client
-	ownClient bool
-	cfg       ReceiverConfig
-	o         options
-	de        *deliveryEnv
+	client *azservicebus.Client
+	// release gives the factory's client back; nil for a caller's client.
+	release func(context.Context) error
+	cfg     ReceiverConfig
+	o       options
+	de      *deliveryEnv
 }
 
 var (
@@ -46,12 +47,13 @@ func (r *Receiver) Capabilities() ports.ReceiverCapabilities {
 	return ports.ReceiverCapabilities{Retry: r.cfg.Retry != RetryOff, RedeliversUnsettled: true}
 }
 
-// Close closes the client when the factory built it.
+// Close gives back the client when the factory provided it; the last
+// component holding a client closes it.
 func (r *Receiver) Close(ctx context.Context) error {
-	if !r.ownClient {
+	if r.release == nil {
 		return nil
 	}
-	return classify("closing the client", r.client.Close(ctx))
+	return r.release(ctx)
 }
 
 // Run receives until ctx ends. It returns an error only when Service Bus

@@ -17,12 +17,13 @@ import (
 // batches. It implements ports.BatchSender and ports.Closer and is safe
 // for concurrent use.
 type Sender struct {
-	client    *azservicebus.Client
-	ownClient bool
-	cfg       SenderConfig
-	o         options
-	m         *senderMetrics
-	closed    atomic.Bool
+	client *azservicebus.Client
+	// release gives the factory's client back; nil for a caller's client.
+	release func(context.Context) error
+	cfg     SenderConfig
+	o       options
+	m       *senderMetrics
+	closed  atomic.Bool
 
 	mu       sync.Mutex
 	entities map[string]*entitySender
@@ -233,8 +234,8 @@ func (s *Sender) sendAll(ctx context.Context, sdk *azservicebus.Sender, ms []*az
 	return errs
 }
 
-// Close closes the entity links (and the client when the factory built
-// it); further sends fail with UNAVAILABLE.
+// Close closes the entity links (and gives back the client when the
+// factory provided it); further sends fail with UNAVAILABLE.
 func (s *Sender) Close(ctx context.Context) error {
 	if s.closed.Swap(true) {
 		return nil
@@ -249,9 +250,9 @@ func (s *Sender) Close(ctx context.Context) error {
 			errs = append(errs, classify("closing a sender", err))
 		}
 	}
-	if s.ownClient {
-		if err := s.client.Close(ctx); err != nil {
-			errs = append(errs, classify("closing the client", err))
+	if s.release != nil {
+		if err := s.release(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
