@@ -27,13 +27,15 @@ func factoryOptions(d registry.Settings) []Option {
 
 // ReceiverFactory builds peek-lock receivers of queues and topic
 // subscriptions (`type: servicebus` under receivers); how many messages
-// they hold locked at once follows the route's max_in_flight. Each
-// receiver it builds has a client of its own; Factories shares clients.
+// they hold locked at once follows the route's max_in_flight. Receivers
+// built by one such factory with the same client block share an SDK
+// client; Factories also shares it with the senders.
 func ReceiverFactory() registry.ReceiverFactory { return receiverFactory(newClientPool()) }
 
 // SenderFactory builds batching senders to queues and topics
-// (`type: servicebus` under senders). Each sender it builds has a client
-// of its own; Factories shares clients.
+// (`type: servicebus` under senders). Senders built by one such factory
+// with the same client block share an SDK client; Factories also shares
+// it with the receivers.
 func SenderFactory() registry.SenderFactory { return senderFactory(newClientPool()) }
 
 // receiverFactory is ReceiverFactory drawing its clients from pool.
