@@ -57,7 +57,7 @@ func sbToSB(ctx context.Context, o options, ready func()) error {
 		msgsIn += len(msgs)
 		for len(msgs) > 0 {
 			sends++
-			n, err := sendBatch(ctx, snd, msgs)
+			n, err := sendBatch(ctx, snd, msgs, o)
 			if err != nil {
 				return err
 			}
@@ -70,15 +70,25 @@ func sbToSB(ctx context.Context, o options, ready func()) error {
 }
 
 // sendBatch sends the bodies of as many of msgs as one batch holds and
-// returns how many it sent.
-func sendBatch(ctx context.Context, snd *azservicebus.Sender, msgs []*azservicebus.ReceivedMessage) (int, error) {
+// returns how many it sent. With -bridge-props (or -bridge-ids and
+// -bridge-headers, its halves) each message also carries what the
+// bridge's Service Bus sender puts on the wire: the source's message ID
+// and creation time (its enqueued time when it had none), and that ID
+// again as the correlation ID.
+func sendBatch(ctx context.Context, snd *azservicebus.Sender, msgs []*azservicebus.ReceivedMessage, o options) (int, error) {
 	batch, err := snd.NewMessageBatch(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for ; n < len(msgs); n++ {
-		if err := batch.AddMessage(&azservicebus.Message{Body: msgs[n].Body}, nil); err != nil {
+		var err error
+		if o.bridgeProps || o.bridgeIDs || o.bridgeHeaders {
+			err = batch.AddAMQPAnnotatedMessage(sbOutbound(msgs[n], o), nil)
+		} else {
+			err = batch.AddMessage(&azservicebus.Message{Body: msgs[n].Body}, nil)
+		}
+		if err != nil {
 			if !errors.Is(err, azservicebus.ErrMessageTooLarge) {
 				return 0, err
 			}
@@ -101,4 +111,24 @@ func completeAll(ctx context.Context, rcv *azservicebus.Receiver, msgs []*azserv
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// sbOutbound is the message sendBatch sends for m.
+func sbOutbound(m *azservicebus.ReceivedMessage, o options) *azservicebus.AMQPAnnotatedMessage {
+	out := &azservicebus.AMQPAnnotatedMessage{Body: azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{m.Body}}}
+	ids, corr := o.bridgeProps || o.bridgeIDs, o.bridgeProps || o.bridgeHeaders
+	p := &azservicebus.AMQPAnnotatedMessageProperties{}
+	if ids {
+		p.MessageID = m.MessageID
+		t := m.EnqueuedTime
+		if raw := m.RawAMQPMessage; raw != nil && raw.Properties != nil && raw.Properties.CreationTime != nil {
+			t = raw.Properties.CreationTime
+		}
+		p.CreationTime = t
+	}
+	if corr {
+		p.CorrelationID = m.MessageID
+	}
+	out.Properties = p
+	return out
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/tools/bench"
 	"github.com/gobridge-oss/gobridge/tools/bench/internal/sbio"
@@ -75,5 +78,37 @@ func TestSBToSBForwardsEveryMessage(t *testing.T) {
 	}
 	if tl := c.Tally(); tl.Unique != n || tl.Duplicates != 0 || tl.Stray != 0 {
 		t.Errorf("tally %+v, want %d unique, no duplicates or strays", tl, n)
+	}
+}
+
+// TestSBOutboundCarriesWhatTheModifiersAsk checks the properties each
+// -bridge-* modifier puts on a forwarded message.
+func TestSBOutboundCarriesWhatTheModifiersAsk(t *testing.T) {
+	enq := time.Date(2026, 12, 5, 6, 0, 0, 0, time.UTC)
+	created := enq.Add(-time.Minute)
+	in := &azservicebus.ReceivedMessage{MessageID: "m-1", Body: []byte("x"), EnqueuedTime: &enq}
+	withCreation := &azservicebus.ReceivedMessage{MessageID: "m-2", Body: []byte("y"), EnqueuedTime: &enq,
+		RawAMQPMessage: &azservicebus.AMQPAnnotatedMessage{Properties: &azservicebus.AMQPAnnotatedMessageProperties{CreationTime: &created}}}
+	id1, id2 := "m-1", "m-2"
+	for _, tc := range []struct {
+		name string
+		o    options
+		in   *azservicebus.ReceivedMessage
+		want azservicebus.AMQPAnnotatedMessageProperties
+	}{
+		{"props", options{bridgeProps: true}, in, azservicebus.AMQPAnnotatedMessageProperties{MessageID: id1, CorrelationID: id1, CreationTime: &enq}},
+		{"ids", options{bridgeIDs: true}, in, azservicebus.AMQPAnnotatedMessageProperties{MessageID: id1, CreationTime: &enq}},
+		{"headers", options{bridgeHeaders: true}, in, azservicebus.AMQPAnnotatedMessageProperties{CorrelationID: id1}},
+		{"creation time kept", options{bridgeIDs: true}, withCreation, azservicebus.AMQPAnnotatedMessageProperties{MessageID: id2, CreationTime: &created}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sbOutbound(tc.in, tc.o)
+			if diff := cmp.Diff(&tc.want, got.Properties); diff != "" {
+				t.Errorf("properties (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([][]byte{tc.in.Body}, got.Body.Data); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
