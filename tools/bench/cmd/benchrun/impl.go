@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,10 @@ import (
 //	bridge+nocoalescewrites  ... without the session's write coalescing
 //	bridge+nodlq             ... without a DLQ store (failures dropped), like minimal
 //	bridge+minhdr            ... with the AMQP sender's minimal_headers
+//	bridge+env:NAME=VALUE    ... with NAME=VALUE in its environment, e.g. a
+//	                         configuration override such as
+//	                         GOBRIDGE_SENDERS__0__SETTINGS__BATCH_WINDOW=10ms,
+//	                         so that settings are compared in one invocation
 //	minimal                  the builder-made binary of minimal-distro.yaml (-distro minimal):
 //	                         the two transports only, no DLQ store; takes the bridge's modifiers
 //	ref                      the hand-written forwarder (one connection, per-message acks, body only)
@@ -28,6 +33,7 @@ type impl struct {
 	bridge  bool // a gobridge binary, curated or minimal
 	minimal bool // the minimal distro's binary
 	mods    map[string]bool
+	env     []string // NAME=VALUE pairs of env: modifiers (bridge impls)
 }
 
 var knownMods = map[bool][]string{
@@ -49,16 +55,33 @@ func parseImpl(s string) (impl, error) {
 		return impl{}, fmt.Errorf("impl %q: must start with bridge, minimal or ref", s)
 	}
 	for _, m := range parts[1:] {
+		if kv, isEnv := strings.CutPrefix(m, "env:"); isEnv && im.bridge {
+			if name, _, found := strings.Cut(kv, "="); !found || name == "" {
+				return impl{}, fmt.Errorf("impl %q: modifier %q is not env:NAME=VALUE", s, m)
+			}
+			im.env = append(im.env, kv)
+			continue
+		}
 		ok := false
 		for _, k := range knownMods[im.bridge] {
 			ok = ok || k == m
 		}
 		if !ok {
-			return impl{}, fmt.Errorf("impl %q: unknown modifier %q (%s takes %s)", s, m, parts[0], strings.Join(knownMods[im.bridge], ", "))
+			takes := strings.Join(knownMods[im.bridge], ", ")
+			if im.bridge {
+				takes += ", env:NAME=VALUE"
+			}
+			return impl{}, fmt.Errorf("impl %q: unknown modifier %q (%s takes %s)", s, m, parts[0], takes)
 		}
 		im.mods[m] = true
 	}
 	return im, nil
+}
+
+// bridgeEnv is the environment the bridge process of this variant gets:
+// the invocation's -bridge-env, then the variant's own.
+func (im impl) bridgeEnv(common []string) []string {
+	return append(slices.Clone(common), im.env...)
 }
 
 // noDLQ reports whether the variant runs without a DLQ store: the minimal

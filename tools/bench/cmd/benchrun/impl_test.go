@@ -21,6 +21,10 @@ func TestImplList(t *testing.T) {
 		{"ref", "minimal", []string{"minimal", "ref"}, ""},
 		{"minimal+props", "curated", nil, `unknown modifier "props"`},
 		{"tiny", "curated", nil, "must start with bridge, minimal or ref"},
+		{"bridge+env:GOGC=200,ref", "curated", []string{"bridge+env:GOGC=200", "ref"}, ""},
+		{"ref+env:GOGC=200", "curated", nil, `unknown modifier "env:GOGC=200"`},
+		{"bridge+env:=1", "curated", nil, "is not env:NAME=VALUE"},
+		{"bridge+env:GOGC", "curated", nil, "is not env:NAME=VALUE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.names+"/"+tt.distro, func(t *testing.T) {
@@ -42,6 +46,25 @@ func TestImplList(t *testing.T) {
 				t.Errorf("impls (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestImplEnv checks that a variant's env: modifiers come after the
+// invocation's -bridge-env, so that they win, and leave it unchanged.
+func TestImplEnv(t *testing.T) {
+	im, err := parseImpl("bridge+minhdr+env:A=1+env:B=x=y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"GOGC=100", "A=0"}
+	if diff := cmp.Diff([]string{"GOGC=100", "A=0", "A=1", "B=x=y"}, im.bridgeEnv(common)); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"GOGC=100", "A=0"}, common); diff != "" {
+		t.Errorf("common env changed (-want +got):\n%s", diff)
+	}
+	if !im.mods["minhdr"] {
+		t.Error("minhdr modifier lost next to env: ones")
 	}
 }
 

@@ -159,7 +159,7 @@ func (e *env) startPeerForwarder(ctx context.Context, c cell, im impl, pr peerRo
 	if im.minimal {
 		bin = e.minimalBin
 	}
-	p, err := startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
+	p, err := startBridge(ctx, bin, cfg, dir, monitor, im.bridgeEnv(e.bridgeEnv))
 	return p, monitor, err
 }
 

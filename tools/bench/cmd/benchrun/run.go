@@ -194,7 +194,7 @@ func (e *env) startForwarder(ctx context.Context, c cell, im impl, n names, dir 
 		if im.minimal {
 			bin = e.minimalBin
 		}
-		return startBridge(ctx, bin, cfg, dir, monitor, e.bridgeEnv)
+		return startBridge(ctx, bin, cfg, dir, monitor, im.bridgeEnv(e.bridgeEnv))
 	}
 	args := []string{"-route", c.route, "-amqp", e.amqpURL, "-src", n.src, "-exchange", n.exchange, "-key", n.dst,
 		"-window", strconv.Itoa(c.window), "-mqtt", mqttAddr, "-client-id", n.clientID, "-topic", n.topic}
