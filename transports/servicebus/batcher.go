@@ -44,6 +44,10 @@ type batcher[T any] struct {
 	pending []batchItem[T]
 	running bool
 	arrived chan struct{} // signalled (without blocking) by each request
+	// dones keeps the done channels of answered requests for reuse: one
+	// allocation less per request. A channel whose caller stopped waiting
+	// is never put back, as its answer may still come.
+	dones sync.Pool
 }
 
 // newBatcher returns a batcher whose flush receives the requests of one
@@ -55,7 +59,11 @@ func newBatcher[T any](window, gap time.Duration, most int, flush func(ctx conte
 // do queues one request and waits for its outcome or for ctx to end. A
 // request whose caller stopped waiting may still be carried out.
 func (b *batcher[T]) do(ctx context.Context, v T) error {
-	it := batchItem[T]{v: v, done: make(chan error, 1)}
+	done, _ := b.dones.Get().(chan error)
+	if done == nil {
+		done = make(chan error, 1)
+	}
+	it := batchItem[T]{v: v, done: done}
 	b.mu.Lock()
 	b.pending = append(b.pending, it)
 	start := !b.running
@@ -70,6 +78,7 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 	}
 	select {
 	case err := <-it.done:
+		b.dones.Put(done)
 		return err
 	case <-ctx.Done():
 		return classify("send", ctx.Err())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -134,4 +135,54 @@ func TestBatcherCallerGivesUp(t *testing.T) {
 	}
 	close(release)
 	<-flushed
+}
+
+// TestBatcherAnswersReachTheirOwnRequest checks that reusing done
+// channels never hands one request another's answer: a request whose
+// caller gave up is answered after later requests were answered, and
+// each of those still gets its own outcome.
+func TestBatcherAnswersReachTheirOwnRequest(t *testing.T) {
+	release := make(chan struct{})
+	b := newBatcher(0, 0, 1, func(_ context.Context, items []batchItem[int]) {
+		for _, it := range items {
+			if it.v == 0 {
+				<-release // the abandoned request is answered late
+			}
+			it.done <- fmt.Errorf("answer %d", it.v)
+		}
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	gaveUp := make(chan error, 1)
+	go func() { gaveUp <- b.do(ctx, 0) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for b.pendingCount() != 0 || !b.isRunning() {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never reached the flush")
+		}
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("abandoned request: got %v, want the context's error", err)
+	}
+	close(release)
+	var got []string
+	for v := 1; v <= 20; v++ {
+		err := b.do(t.Context(), v)
+		got = append(got, fmt.Sprint(err))
+	}
+	var want []string
+	for v := 1; v <= 20; v++ {
+		want = append(want, fmt.Sprintf("answer %d", v))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// isRunning reports whether the batcher's flusher is under way.
+func (b *batcher[T]) isRunning() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.running
 }

@@ -96,23 +96,24 @@ type outbound struct {
 // properties when those can hold them, and the headers that describe
 // this hop only (messaging.IsInternalOnly), which are not sent.
 func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotatedMessage, error) {
-	m := &azservicebus.AMQPAnnotatedMessage{
-		Body:       azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{env.PayloadView()}},
-		Properties: &azservicebus.AMQPAnnotatedMessageProperties{},
-	}
-	if env.ID != "" {
-		m.Properties.MessageID = fitID(env.ID)
-	}
 	if !utf8.ValidString(env.Subject) {
 		return nil, fault.ErrInvalidPayload.WithMessage("servicebus: the subject is not UTF-8, which the subject property requires")
 	}
+	// One allocation for the message and the parts it points to.
+	out := &outMessage{data: [1][]byte{env.PayloadView()}}
+	m := &out.msg
+	m.Body.Data = out.data[:]
+	m.Properties = &out.props
+	if env.ID != "" {
+		m.Properties.MessageID = fitID(env.ID)
+	}
 	if env.Subject != "" {
-		subj := env.Subject
-		m.Properties.Subject = &subj
+		out.subject = env.Subject
+		m.Properties.Subject = &out.subject
 	}
 	if !env.CreatedAt.IsZero() {
-		t := env.CreatedAt
-		m.Properties.CreationTime = &t
+		out.created = env.CreatedAt
+		m.Properties.CreationTime = &out.created
 	}
 	if env.HasExpiry() {
 		// Only the time to live needs a header: Service Bus stores every
@@ -163,6 +164,16 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		m.ApplicationProperties[k] = propertyValue(v)
 	}
 	return m, nil
+}
+
+// outMessage holds a message to send and what its pointers refer to, so
+// that toMessage allocates them together.
+type outMessage struct {
+	msg     azservicebus.AMQPAnnotatedMessage
+	props   azservicebus.AMQPAnnotatedMessageProperties
+	data    [1][]byte
+	subject string
+	created time.Time
 }
 
 // fitID returns id, or a hash of it when Service Bus would refuse it as a
@@ -226,8 +237,11 @@ func fromReceived(m *azservicebus.ReceivedMessage, now time.Time) *messaging.Env
 	if m.Subject != nil {
 		subject = *m.Subject
 	}
-	env := messaging.NewEnvelopeFromImmutablePayload(subject, payloadOf(m))
-	env.Headers = make(map[string]any, len(m.ApplicationProperties)+6)
+	// Built directly rather than with a constructor, which would mint an
+	// ID, read the clock and make a header map only to have them replaced.
+	// The SDK hands the body over and no longer touches it.
+	env := &messaging.Envelope{Subject: subject, Headers: make(map[string]any, len(m.ApplicationProperties)+6)}
+	env.SetPayload(payloadOf(m))
 	for k, v := range m.ApplicationProperties {
 		if inNamespace(k) {
 			continue
@@ -243,6 +257,8 @@ func fromReceived(m *azservicebus.ReceivedMessage, now time.Time) *messaging.Env
 		env.ID = stringValue(headerValue(raw.Properties.MessageID))
 	case m.SequenceNumber != nil:
 		env.ID = fmt.Sprintf("sb-%d", *m.SequenceNumber)
+	default:
+		env.ID = messaging.NewID()
 	}
 	env.CreatedAt = now
 	switch {
