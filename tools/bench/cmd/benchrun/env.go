@@ -24,13 +24,16 @@ type env struct {
 	// when wantMinimal.
 	minimalBin  string
 	wantMinimal bool
-	amqpURL     string
-	rabbitPID   int            // beam.smp, for the broker's CPU
-	mosq        *mqttio.Broker // the harness's own Mosquitto, started on demand
-	rabbit      *amqpio.Node   // the harness's own RabbitMQ node, unless -rabbit shared
-	mosqBin     string
-	bridgeEnv   []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
-	fwdEnv      []string // and of the reference forwarder
+	// minimalManifest is the builder manifest of minimalBin (default:
+	// tools/bench/minimal-distro.yaml).
+	minimalManifest string
+	amqpURL         string
+	rabbitPID       int            // beam.smp, for the broker's CPU
+	mosq            *mqttio.Broker // the harness's own Mosquitto, started on demand
+	rabbit          *amqpio.Node   // the harness's own RabbitMQ node, unless -rabbit shared
+	mosqBin         string
+	bridgeEnv       []string // extra environment of the gobridge process (GOGC=..., GODEBUG=gctrace=1)
+	fwdEnv          []string // and of the reference forwarder
 }
 
 // findRepo walks up from the working directory to the directory holding
@@ -68,7 +71,17 @@ func (e *env) build(ctx context.Context) error {
 		}
 	}
 	if e.wantMinimal && e.minimalBin == "" {
-		bin, err := buildDistro(ctx, e.repo, filepath.Join(e.repo, "tools", "bench", "minimal-distro.yaml"), filepath.Join(e.work, "minimal"))
+		manifest := e.minimalManifest
+		if manifest == "" {
+			manifest = filepath.Join(e.repo, "tools", "bench", "minimal-distro.yaml")
+		} else {
+			abs, err := filepath.Abs(manifest)
+			if err != nil {
+				return err
+			}
+			manifest = abs
+		}
+		bin, err := buildDistro(ctx, e.repo, manifest, filepath.Join(e.work, "minimal"))
 		if err != nil {
 			return err
 		}

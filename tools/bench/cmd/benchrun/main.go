@@ -62,7 +62,7 @@ func main() {
 type envFlags struct {
 	repo, work, bridgeBin, fwdBin, amqpURL, mosqBin string
 	rabbit, rabbitBin                               string
-	distro, minimalBin                              string
+	distro, minimalBin, minimalManifest             string
 	keep                                            bool
 	bridgeEnv, fwdEnv                               []string
 }
@@ -73,6 +73,7 @@ func (f *envFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keep, "keep", false, "keep the scratch directory (configurations, logs)")
 	fs.StringVar(&f.bridgeBin, "bridge-bin", "", "a prebuilt gobridge binary (default: go build ./distro/cmd/gobridge)")
 	fs.StringVar(&f.distro, "distro", "curated", "curated: the curated gobridge binary only; minimal: also build tools/bench/minimal-distro.yaml with tools/builder (MQTT and AMQP 0-9-1 only) and run it as the impl minimal")
+	fs.StringVar(&f.minimalManifest, "minimal-manifest", "", "the builder manifest of the minimal binary (default: tools/bench/minimal-distro.yaml; minimal-servicebus-distro.yaml and minimal-sqs-distro.yaml are there for sb-sb and sqs-sqs)")
 	fs.StringVar(&f.minimalBin, "minimal-bin", "", "a prebuilt minimal binary (default: built with tools/builder when -distro minimal)")
 	fs.StringVar(&f.fwdBin, "fwd-bin", "", "a prebuilt reference forwarder (default: go build ./tools/bench/cmd/fwd)")
 	fs.StringVar(&f.rabbit, "rabbit", "private", "private: start a RabbitMQ node of the harness's own from the machine's installation, so that the broker CPU read is only the runs'; shared: use -amqp (the broker's CPU then includes everyone else's traffic)")
@@ -99,7 +100,7 @@ func (f *envFlags) register(fs *flag.FlagSet) {
 // scratch directory unless -keep.
 func (f *envFlags) open(ctx context.Context) (e *env, done func(), err error) {
 	e = &env{bridgeBin: f.bridgeBin, fwdBin: f.fwdBin, amqpURL: f.amqpURL, mosqBin: f.mosqBin, repo: f.repo,
-		bridgeEnv: f.bridgeEnv, fwdEnv: f.fwdEnv, minimalBin: f.minimalBin}
+		bridgeEnv: f.bridgeEnv, fwdEnv: f.fwdEnv, minimalBin: f.minimalBin, minimalManifest: f.minimalManifest}
 	switch f.distro {
 	case "curated":
 	case "minimal":
