@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/messaging/azservicebus"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
+	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/runtime"
 	"github.com/gobridge-oss/gobridge/core/telemetry"
 	"github.com/gobridge-oss/gobridge/transports/servicebus/sbemu"
@@ -44,7 +45,12 @@ type forwarder func(ctx context.Context, b testing.TB, cc ClientConfig, src, dst
 //     message id, creation time, correlation id), which costs the
 //     emulator more per message;
 //   - bridge: this Receiver -> a runtime route (direct_hold,
-//     max_in_flight 100) -> this Sender, on one client as the loops.
+//     max_in_flight 100) -> this Sender, on one client as the loops;
+//   - batch-handover: this Receiver and this Sender without the runtime,
+//     the deliveries handed over in batches (gathered while they keep
+//     coming, as the sender's batcher gathers sends) to one SendBatch call,
+//     then acked side by side: what a route that passed whole batches
+//     would cost, measured before building one.
 //
 // A run is timed from the start of the forwarder until the source
 // completed the last message (the target accepted it before); filling the
@@ -57,7 +63,7 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 	impls := []struct {
 		name string
 		run  forwarder
-	}{{"baseline", forwardBaseline(false)}, {"baseline-envelope", forwardBaseline(true)}, {"bridge", forwardBridge}}
+	}{{"baseline", forwardBaseline(false)}, {"baseline-envelope", forwardBaseline(true)}, {"bridge", forwardBridge}, {"batch-handover", forwardBatchHandover}}
 	var ents []sbemu.Entity
 	for i := range len(impls) * benchRounds {
 		ents = append(ents, queue(fmt.Sprint("a", i), 30*time.Second), queue(fmt.Sprint("b", i), 30*time.Second))
@@ -101,6 +107,7 @@ func BenchmarkForwardVsBaseline(b *testing.B) {
 	b.ReportMetric(bridgeCalls.sends/msgs*100, "bridge-sends/100msgs")
 	b.ReportMetric(rate(2)/rate(0), "ratio-vs-baseline")
 	b.ReportMetric(rate(2)/rate(1), "ratio-vs-baseline-envelope")
+	b.ReportMetric(rate(3)/rate(0), "batch-handover-ratio-vs-baseline")
 }
 
 // bridgeCalls adds up the bridge's receive and send calls over a
@@ -282,6 +289,91 @@ func forwardBridge(ctx context.Context, b testing.TB, cc ClientConfig, src, dst 
 	}
 	bridgeCalls.receives += mem.Value("gobridge_servicebus_receive_calls_total", "in")
 	bridgeCalls.sends += mem.Value("gobridge_servicebus_send_calls_total", "out")
+	return func() {
+		stop()
+		<-done
+		_ = s.Close(context.Background())
+	}
+}
+
+// forwardBatchHandover forwards benchN messages with this module's
+// receiver and sender and no runtime: deliveries are gathered into batches
+// of up to benchWindow (a batch closes once none arrived for batchGap),
+// sent with one SendBatch call with the headers the runtime adds, and
+// acked side by side.
+func forwardBatchHandover(ctx context.Context, b testing.TB, cc ClientConfig, src, dst string) func() {
+	c := newTestClient(b, cc)
+	r, err := NewReceiver(c, ReceiverConfig{Client: cc, Queue: src}, WithMaxInFlight(benchWindow), WithName("in"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewSender(c, SenderConfig{Client: cc, Entity: dst}, WithName("out"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	in := make(chan ports.Delivery, benchWindow)
+	done := make(chan error, 1)
+	go func() {
+		done <- r.Run(rctx, func(ctx context.Context, d ports.Delivery) error {
+			select {
+			case in <- d:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	batch := make([]ports.Delivery, 0, benchWindow)
+	msgs := make([]ports.OutboundMessage, 0, benchWindow)
+	gap := time.NewTimer(time.Hour)
+	defer gap.Stop()
+	var acks sync.WaitGroup
+	for forwarded := 0; forwarded < benchN; {
+		select {
+		case d := <-in:
+			batch = append(batch[:0], d)
+		case err := <-done:
+			b.Fatalf("the receiver stopped: %v", err)
+		case <-ctx.Done():
+			b.Fatalf("forwarded %d of %d", forwarded, benchN)
+		}
+		gap.Reset(batchGap)
+	gather:
+		for len(batch) < benchWindow {
+			select {
+			case d := <-in:
+				batch = append(batch, d)
+				gap.Reset(batchGap)
+			case <-gap.C:
+				break gather
+			}
+		}
+		msgs = msgs[:0]
+		for _, d := range batch {
+			env := d.Envelope()
+			env.Headers[messaging.HeaderCorrelationID] = env.ID
+			env.Headers[messaging.HeaderRouteID] = "fwd"
+			env.Headers[messaging.HeaderSourceID] = "in"
+			msgs = append(msgs, ports.OutboundMessage{Envelope: env})
+		}
+		res, err := s.SendBatch(ctx, msgs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, d := range batch {
+			if res[i].Err != nil {
+				b.Fatal(res[i].Err)
+			}
+			acks.Go(func() {
+				if err := d.Ack(ctx); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		forwarded += len(batch)
+	}
+	acks.Wait()
 	return func() {
 		stop()
 		<-done
