@@ -108,7 +108,7 @@ func TestClusterBrokerHealthStepDown(t *testing.T) {
 	t.Cleanup(func() { _, _ = ch.QueueDelete(in, false, false, false) })
 
 	broken, _ := c.active(nil)
-	pub := startPublisher(t, ch, in)
+	pub := startPublisher(t, in)
 	eventually(t, "deliveries from the active instance", func() bool { return c.sink.sentBy(broken.id, time.Time{}) > 100 }, nil)
 	cut := time.Now()
 	proxies[broken].cut()

@@ -799,7 +799,7 @@ func TestClusterExclusiveSourceFailover(t *testing.T) {
 
 	// Publish numbered messages at a steady rate while the active
 	// instance is killed again and again.
-	pub := startPublisher(t, ch, in)
+	pub := startPublisher(t, in)
 	var failovers []time.Duration
 	for k := range kills {
 		time.Sleep(2 * time.Second)
@@ -859,14 +859,18 @@ func newExclusiveCluster(t *testing.T, n int) (*testCluster, *amqp.Channel, stri
 	return c, ch, in
 }
 
-// publisher publishes numbered messages to a queue every 2ms.
+// publisher publishes numbered messages to a queue every 2ms, on a
+// connection of its own: a channel shared with the test's goroutine
+// (queue inspections while it publishes) interleaves frames and breaks
+// (UNEXPECTED_FRAME: a method frame between a publish and its content).
 type publisher struct {
 	stop      chan struct{}
 	done      chan struct{}
 	published []int
 }
 
-func startPublisher(t *testing.T, ch *amqp.Channel, queue string) *publisher {
+func startPublisher(t *testing.T, queue string) *publisher {
+	ch := rabbitChannel(t)
 	p := &publisher{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
@@ -908,9 +912,9 @@ func TestClusterExclusiveSourcePausedOwner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for half a minute")
 	}
-	c, ch, in := newExclusiveCluster(t, 2)
+	c, _, in := newExclusiveCluster(t, 2)
 	paused, _ := c.active(nil)
-	pub := startPublisher(t, ch, in)
+	pub := startPublisher(t, in)
 	eventually(t, "deliveries from the active instance", func() bool { return c.sink.sentBy(paused.id, time.Time{}) > 100 }, nil)
 	stopped := time.Now()
 	if err := paused.proc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
