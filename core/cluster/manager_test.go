@@ -203,7 +203,10 @@ func TestPausedHolderIsInvalidOnWake(t *testing.T) {
 	// fires too; that overdue renewal fails, so that it cannot extend the
 	// term whenever it runs.
 	store.failRenewals(fault.ErrUnavailable.WithMessage("store down"))
-	clk.Advance(testTiming.TTL + time.Second)
+	// r.tick waits for the renewal timer first: the manager arms it after
+	// Hold returned, and a clock advanced before that would leave the
+	// timer due a whole interval after the jump, never firing.
+	r.tick(testTiming.TTL + time.Second)
 	if term.Valid() {
 		t.Fatal("the term is valid after its lease expired")
 	}
