@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,15 +72,9 @@ func (e *env) build(ctx context.Context) error {
 		}
 	}
 	if e.wantMinimal && e.minimalBin == "" {
-		manifest := e.minimalManifest
-		if manifest == "" {
-			manifest = filepath.Join(e.repo, "tools", "bench", "minimal-distro.yaml")
-		} else {
-			abs, err := filepath.Abs(manifest)
-			if err != nil {
-				return err
-			}
-			manifest = abs
+		manifest, err := filepath.Abs(cmp.Or(e.minimalManifest, filepath.Join(e.repo, "tools", "bench", "minimal-distro.yaml")))
+		if err != nil {
+			return err
 		}
 		bin, err := buildDistro(ctx, e.repo, manifest, filepath.Join(e.work, "minimal"))
 		if err != nil {
@@ -93,8 +88,7 @@ func (e *env) build(ctx context.Context) error {
 // buildDistro runs tools/builder on manifest, writing the module into out,
 // and returns the binary's path (the builder prints it).
 func buildDistro(ctx context.Context, repo, manifest, out string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "run", "./cmd/gobridge-builder", "--manifest", manifest, "--output", out)
-	cmd.Dir = filepath.Join(repo, "tools", "builder")
+	cmd := builderCmd(ctx, repo, manifest, out)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()
@@ -102,6 +96,15 @@ func buildDistro(ctx context.Context, repo, manifest, out string) (string, error
 		return "", fmt.Errorf("gobridge-builder --manifest %s: %v\n%s", manifest, err, stderr.String())
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// builderCmd is tools/builder run on manifest, writing into out, with
+// extra flags after those.
+func builderCmd(ctx context.Context, repo, manifest, out string, extra ...string) *exec.Cmd {
+	args := append([]string{"run", "./cmd/gobridge-builder", "--manifest", manifest, "--output", out}, extra...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = filepath.Join(repo, "tools", "builder")
+	return cmd
 }
 
 // binSize is a binary's size in bytes (0 when unknown).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -23,8 +22,7 @@ func TestMinimalManifestsGenerate(t *testing.T) {
 	}
 	for _, m := range manifests {
 		t.Run(filepath.Base(m), func(t *testing.T) {
-			cmd := exec.CommandContext(t.Context(), "go", "run", "./cmd/gobridge-builder", "--manifest", m, "--output", t.TempDir(), "--skip-compile")
-			cmd.Dir = filepath.Join(repo, "tools", "builder")
+			cmd := builderCmd(t.Context(), repo, m, t.TempDir(), "--skip-compile")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("gobridge-builder --manifest %s: %v\n%s", m, err, out)
 			}

@@ -54,6 +54,14 @@ type options struct {
 	pollers       int    // concurrent receives (sqs-sqs)
 }
 
+// sendsIDs reports whether what the forwarder sends carries the bridge's
+// message ID and timestamp (-bridge-props or -bridge-ids).
+func (o options) sendsIDs() bool { return o.bridgeProps || o.bridgeIDs }
+
+// sendsHeaders reports whether it carries the bridge's headers
+// (-bridge-props or -bridge-headers).
+func (o options) sendsHeaders() bool { return o.bridgeProps || o.bridgeHeaders }
+
 func main() {
 	var o options
 	fs := flag.NewFlagSet("fwd", flag.ExitOnError)

@@ -32,13 +32,13 @@ func openTarget(conn *amqp.Connection, o options) (*target, error) {
 // forwarder that keeps them would) and returns its confirmation.
 func (t *target) publish(ctx context.Context, body []byte, headers amqp.Table, messageID string) (*amqp.DeferredConfirmation, error) {
 	p := amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body, Headers: headers, MessageId: messageID}
-	if t.o.bridgeProps || t.o.bridgeIDs {
+	if t.o.sendsIDs() {
 		if p.MessageId == "" {
 			p.MessageId = newID()
 		}
 		p.Timestamp = time.Now()
 	}
-	if t.o.bridgeProps || t.o.bridgeHeaders {
+	if t.o.sendsHeaders() {
 		h := make(amqp.Table, len(headers)+2)
 		for k, v := range headers {
 			h[k] = v

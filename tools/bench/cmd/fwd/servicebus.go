@@ -83,7 +83,7 @@ func sendBatch(ctx context.Context, snd *azservicebus.Sender, msgs []*azserviceb
 	n := 0
 	for ; n < len(msgs); n++ {
 		var err error
-		if o.bridgeProps || o.bridgeIDs || o.bridgeHeaders {
+		if o.sendsIDs() || o.sendsHeaders() {
 			err = batch.AddAMQPAnnotatedMessage(sbOutbound(msgs[n], o), nil)
 		} else {
 			err = batch.AddMessage(&azservicebus.Message{Body: msgs[n].Body}, nil)
@@ -116,9 +116,8 @@ func completeAll(ctx context.Context, rcv *azservicebus.Receiver, msgs []*azserv
 // sbOutbound is the message sendBatch sends for m.
 func sbOutbound(m *azservicebus.ReceivedMessage, o options) *azservicebus.AMQPAnnotatedMessage {
 	out := &azservicebus.AMQPAnnotatedMessage{Body: azservicebus.AMQPAnnotatedMessageBody{Data: [][]byte{m.Body}}}
-	ids, corr := o.bridgeProps || o.bridgeIDs, o.bridgeProps || o.bridgeHeaders
 	p := &azservicebus.AMQPAnnotatedMessageProperties{}
-	if ids {
+	if o.sendsIDs() {
 		p.MessageID = m.MessageID
 		t := m.EnqueuedTime
 		if raw := m.RawAMQPMessage; raw != nil && raw.Properties != nil && raw.Properties.CreationTime != nil {
@@ -126,7 +125,7 @@ func sbOutbound(m *azservicebus.ReceivedMessage, o options) *azservicebus.AMQPAn
 		}
 		p.CreationTime = t
 	}
-	if corr {
+	if o.sendsHeaders() {
 		p.CorrelationID = m.MessageID
 	}
 	out.Properties = p
