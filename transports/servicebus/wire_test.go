@@ -180,6 +180,21 @@ func TestFromReceivedForeignMessage(t *testing.T) {
 	}
 }
 
+// A message with neither a message id nor a sequence number (never from
+// Service Bus itself, but the envelope is built directly now) still gets
+// an ID of its own, and a time.
+func TestFromReceivedWithoutAnyIDMintsOne(t *testing.T) {
+	now := time.UnixMilli(1700000000000).UTC()
+	a := fromReceived(&azservicebus.ReceivedMessage{Body: []byte("x")}, now)
+	b := fromReceived(&azservicebus.ReceivedMessage{Body: []byte("x")}, now)
+	if a.ID == "" || a.ID == b.ID {
+		t.Errorf("ids %q and %q, want two different non-empty ones", a.ID, b.ID)
+	}
+	if !a.CreatedAt.Equal(now) || a.Headers == nil {
+		t.Errorf("created %v, headers %v; want %v and a header map", a.CreatedAt, a.Headers, now)
+	}
+}
+
 // The header section goes only when it says something Service Bus reads:
 // the time to live. Service Bus keeps every message whatever durable
 // says, and a header sent for it alone costs the broker a section to
