@@ -117,11 +117,30 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-var (
-	regionPattern = regexp.MustCompile(`^[a-z]{2,}(-[a-z]+)+-\d+$`)
-	// A table name is 3 to 255 of these; the longest suffix is 6.
-	prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{0,249}$`)
-)
+var regionPattern = regexp.MustCompile(`^[a-z]{2,}(-[a-z]+)+-\d+$`)
+
+// maxPrefixLen leaves room for the longest table suffix (6) in a table
+// name of at most 255 characters.
+const maxPrefixLen = 249
+
+// validPrefix reports whether p may start a table name: at most
+// maxPrefixLen letters, digits, '_', '-' and '.'. It is a loop rather
+// than a regular expression because a bounded repetition of 249 compiles
+// into a program of 249 copies, which cost every process that links the
+// store about 230 KB and 2 ms at start-up.
+func validPrefix(p string) bool {
+	if len(p) > maxPrefixLen {
+		return false
+	}
+	for _, r := range []byte(p) {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Validate lists every problem of the settings, each naming its field.
 // Zero fields are taken as their defaults.
@@ -153,7 +172,7 @@ func (c Config) Validate() error {
 	if c.SessionToken != "" && c.AccessKeyID == "" {
 		add("session_token", "needs access_key_id and secret_access_key")
 	}
-	if !prefixPattern.MatchString(c.TablePrefix) {
+	if !validPrefix(c.TablePrefix) {
 		add("table_prefix", "%q may hold only letters, digits, '_', '-' and '.', at most 249 of them", c.TablePrefix)
 	}
 	switch c.BillingMode {

@@ -35,6 +35,9 @@ func TestValidate(t *testing.T) {
 		{"capacity on demand", Config{ReadCapacity: 5}, []string{"read_capacity"}},
 		{"provisioned without capacity", Config{BillingMode: BillingProvisioned}, []string{"read_capacity", "write_capacity"}},
 		{"session token alone", Config{SessionToken: "t"}, []string{"session_token"}},
+		{"prefix of the longest length", Config{TablePrefix: strings.Repeat("a", 249)}, nil},
+		{"prefix too long", Config{TablePrefix: strings.Repeat("a", 250)}, []string{"table_prefix"}},
+		{"prefix with a non-ASCII letter", Config{TablePrefix: "bridgé_"}, []string{"table_prefix"}},
 		{"endpoint with credentials", Config{Endpoint: "http://u:p@localhost:8000"}, []string{"endpoint"}},
 	}
 	for _, c := range cases {
