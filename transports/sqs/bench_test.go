@@ -166,7 +166,7 @@ func BenchmarkForwardPlainSDK(b *testing.B) {
 // (coalescing, in-flight slots, a goroutine per delivery), not the format.
 func BenchmarkForwardPlainSDKEnvelope(b *testing.B) {
 	plainForward(b, func(m types.Message, id *string) types.SendMessageBatchRequestEntry {
-		w, err := toWire(messaging.NewEnvelope("fwd", []byte(aws.ToString(m.Body))), nil)
+		w, err := toWire(messaging.NewEnvelope("fwd", []byte(aws.ToString(m.Body))), nil, false)
 		if err != nil {
 			b.Error(err)
 		}

@@ -127,7 +127,7 @@ func (s *Sender) prepare(ctx context.Context, m ports.OutboundMessage) (string, 
 		return "", wireMessage{}, err
 	}
 	attrs, _ := s.attrMaps.Get().(map[string]types.MessageAttributeValue)
-	w, err := toWire(m.Envelope, attrs)
+	w, err := toWire(m.Envelope, attrs, s.cfg.MinimalHeaders)
 	if err != nil {
 		return "", wireMessage{}, fault.ErrInvalidPayload.WithMessage("sqs: encoding the envelope").Wrap(err)
 	}

@@ -26,6 +26,12 @@ type SenderConfig struct {
 	BatchWindow time.Duration `yaml:"batch_window" json:"batch_window"`
 	// FIFO applies to destinations whose name ends in .fifo.
 	FIFO FIFOConfig `yaml:"fifo" json:"fifo"`
+	// MinimalHeaders leaves the bridge-to-bridge x-bridge.* headers
+	// (correlation and causation IDs, idempotency key, dedup ID, ordering
+	// key, tenant ID, forwarded-from and -hop) out of the sent messages:
+	// one attribute less per message and header for SQS to store. FIFO
+	// group and deduplication ids are still taken from them.
+	MinimalHeaders bool `yaml:"minimal_headers" json:"minimal_headers"`
 }
 
 // DefaultSendWindow is the sender's default batch_window.

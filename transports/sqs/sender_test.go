@@ -105,7 +105,7 @@ func TestHeadersPastTheAttributeLimitSurvive(t *testing.T) {
 	for i := range 12 {
 		env.SetHeader(fmt.Sprintf("h%02d", i), fmt.Sprint(i))
 	}
-	w, err := toWire(env, nil)
+	w, err := toWire(env, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,8 +69,10 @@ type wireMessage struct {
 // String and []byte headers become attributes, in name order, while the limit of 10 allows (one is the metadata attribute);
 // the others, and headers whose names SQS refuses, travel inside it.
 // The attributes go into attrs, an empty map to reuse, or a new map when
-// attrs is nil.
-func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValue) (wireMessage, error) {
+// attrs is nil. With minimal, the bridge-to-bridge headers (correlation
+// and causation IDs, idempotency key, dedup ID, ordering key, tenant ID,
+// forwarded-from and -hop) are left out too.
+func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValue, minimal bool) (wireMessage, error) {
 	m := meta{Subject: env.Subject, ID: env.ID}
 	if !utf8.ValidString(env.Subject) {
 		m.Subject, m.SubjectBytes = "", []byte(env.Subject)
@@ -102,7 +104,7 @@ func toWire(env *messaging.Envelope, attrs map[string]types.MessageAttributeValu
 	}
 	for _, k := range names {
 		v := env.Headers[k]
-		if hopOnly(k) {
+		if hopOnly(k) || (minimal && messaging.IsPropagated(k)) {
 			continue
 		}
 		if len(w.attrs) < maxAttributes-1 && validAttrName(k) {

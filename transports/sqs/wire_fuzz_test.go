@@ -34,7 +34,7 @@ func FuzzWireRoundTrip(f *testing.F) {
 				env.SetHeader(k, v)
 			}
 		}
-		w, err := toWire(env, nil)
+		w, err := toWire(env, nil, false)
 		if err != nil {
 			t.Fatalf("toWire: %v", err)
 		}

@@ -136,13 +136,18 @@ func (sqsSink) wire() (string, bool) { return "", false }
 // Query protocol with static keys (what goaws needs), and a direct_hold
 // route with max_in_flight = window between them (the receiver derives
 // its pollers from it: window/10, at most 10, as the reference does).
+// +minhdr turns on the sender's minimal_headers.
 func sqsBridgeConfig(c cell, im impl, endpoint string, urls []string, adminPort, monitorPort int) string {
 	var b strings.Builder
 	client := fmt.Sprintf("{region: %s, endpoint: %q, protocol: query, access_key_id: %s, secret_access_key: %s}",
 		sqsio.Region, endpoint, sqsio.AccessKey, sqsio.SecretKey)
 	b.WriteString("bridge: {id: bench, shutdown_timeout: 5s}\n")
 	fmt.Fprintf(&b, "receivers:\n  - {id: in, type: sqs, settings: {queue: %q, client: %s}}\n", urls[0], client)
-	fmt.Fprintf(&b, "senders:\n  - {id: out, type: sqs, settings: {queue: %q, client: %s}}\n", urls[1], client)
+	extra := ""
+	if im.mods["minhdr"] {
+		extra = ", minimal_headers: true"
+	}
+	fmt.Fprintf(&b, "senders:\n  - {id: out, type: sqs, settings: {queue: %q, client: %s%s}}\n", urls[1], client, extra)
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %q}\n", urls[1])
 	b.WriteString(peerRoutePolicy(c, im, adminPort, monitorPort))
 	return b.String()

@@ -28,6 +28,7 @@ func TestSQSBridgeConfig(t *testing.T) {
 		}, []string{"allow_retry_drop", "sessions:", "pollers"}},
 		{"bridge+nodlq", 100, []string{"max_in_flight: 100, on_expired: drop, on_permanent_failure: drop, allow_retry_drop: true"},
 			[]string{"stores:", "sqlite"}},
+		{"bridge+minhdr", 500, []string{`{id: out, type: sqs, settings: {queue: "` + urls[1] + `", ` + client + `, minimal_headers: true}}`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.impl, func(t *testing.T) {
