@@ -2,9 +2,10 @@ package routing
 
 import (
 	"encoding/binary"
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 
 // strFlags describes string content found by scanStr.

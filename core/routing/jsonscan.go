@@ -1,8 +1,9 @@
 package routing
 
 import (
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"unicode/utf8"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 
 // maxDepth is the deepest nesting of arrays and objects a payload may

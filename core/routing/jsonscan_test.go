@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/google/go-cmp/cmp"

@@ -3,8 +3,9 @@ package routing
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"strings"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 
 // Match reports whether every condition of m holds for the message of in.

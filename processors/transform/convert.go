@@ -4,10 +4,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 
 // errNotText is returned by base64decode when the bytes are not UTF-8.

@@ -3,9 +3,10 @@ package transform
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gobridge-oss/gobridge/core/jsontext"
 	"strings"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 
 var texts = []string{

@@ -2,6 +2,7 @@ package transform
 
 import (
 	"encoding/binary"
+
 	"github.com/gobridge-oss/gobridge/core/jsontext"
 )
 

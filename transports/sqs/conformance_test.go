@@ -3,9 +3,10 @@ package sqs
 import (
 	"bytes"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/gobridge-oss/gobridge/core/conformance"
 	"github.com/gobridge-oss/gobridge/core/messaging"
