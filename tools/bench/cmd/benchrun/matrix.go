@@ -47,6 +47,7 @@ func matrixCmd(ctx context.Context, args []string) error {
 	windowsF := fs.String("windows", "500", "in-flight windows (route max_in_flight, prefetch, receive maximum)")
 	n := fs.Int("n", 50000, "messages per run (the default keeps the default matrix under 10 minutes on a busy 2-core machine; the issue's figures use 100000)")
 	reps := fs.Int("reps", 3, "repetitions of every cell (medians are taken over them)")
+	warmup := fs.Int("warmup", 1, "discarded runs of every cell by the baseline impl before the repetitions (the first runs on freshly started brokers are the slowest)")
 	live := fs.Bool("live", false, "publish while the forwarder runs (latency) instead of preloading a backlog (throughput)")
 	rate := fs.Int("rate", 0, "with -live: messages per second (0: as fast as possible)")
 	idle := fs.Duration("idle", 20*time.Second, "end a run when nothing arrived for this long")
@@ -95,8 +96,8 @@ func matrixCmd(ctx context.Context, args []string) error {
 
 	o := runOpts{n: *n, idle: *idle, live: *live, rate: *rate, timeout: 10 * time.Minute, sqsCount: *sqsCount}
 	started := time.Now()
-	fmt.Printf("benchrun matrix: %d cells × %d impls × %d reps, N=%d, live=%v, load %s, %s\n",
-		len(cells), len(impls), *reps, *n, *live, bench.LoadAvg(), started.UTC().Format(time.RFC3339))
+	fmt.Printf("benchrun matrix: %d cells × %d impls × %d reps (+%d warm-up per cell), N=%d, live=%v, load %s, %s\n",
+		len(cells), len(impls), *reps, *warmup, *n, *live, bench.LoadAvg(), started.UTC().Format(time.RFC3339))
 	fmt.Printf("binaries: gobridge %d B", binSize(e.bridgeBin))
 	if e.minimalBin != "" {
 		fmt.Printf(", minimal %d B", binSize(e.minimalBin))
@@ -104,23 +105,18 @@ func matrixCmd(ctx context.Context, args []string) error {
 	fmt.Printf(", reference %d B\n\n", binSize(e.fwdBin))
 	runHeader(os.Stdout)
 	var results []result
-	for rep := range *reps {
-		for _, c := range cells {
-			// Rotate the order of the impls from one repetition to the
-			// next, so that none always runs first (or after the same one).
-			order := slices.Clone(impls)
-			for range rep % max(len(order), 1) {
-				order = append(order[1:], order[0])
-			}
-			for _, im := range order {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				r := e.runOnce(ctx, c, im, rep, o)
-				runLine(os.Stdout, r)
-				results = append(results, r)
-			}
+	for _, pr := range runPlan(cells, impls, *baseline, *reps, *warmup) {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
+		r := e.runOnce(ctx, pr.cell, pr.impl, pr.rep, o)
+		if pr.warm {
+			r.Impl += " (warm-up, discarded)"
+			runLine(os.Stdout, r)
+			continue
+		}
+		runLine(os.Stdout, r)
+		results = append(results, r)
 	}
 	var cellNames, implNames []string
 	for _, c := range cells {
