@@ -26,6 +26,7 @@ import (
 //	ref+props                ... adding what the bridge adds (gobridge.subject, message ID, timestamp)
 //	ref+headers              ... only its headers (gobridge.subject, x-bridge.correlation-id, mqtt.topic)
 //	ref+ids                  ... only its message ID and timestamp
+//	ref+minprops             ... what bridge+minhdr sends: message ID, timestamp, mqtt.topic from MQTT
 //	ref+mandatory            ... publishing with the mandatory flag
 //	ref+multiack             ... acking runs of deliveries with one multiple ack
 type impl struct {
@@ -38,7 +39,7 @@ type impl struct {
 
 var knownMods = map[bool][]string{
 	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites", "nodlq", "minhdr"},
-	false: {"2conn", "props", "headers", "ids", "mandatory", "multiack"},
+	false: {"2conn", "props", "headers", "ids", "minprops", "mandatory", "multiack"},
 }
 
 // parseImpl reads an impl name.
@@ -102,6 +103,9 @@ func (im impl) fwdArgs() []string {
 	}
 	if im.mods["ids"] {
 		a = append(a, "-bridge-ids")
+	}
+	if im.mods["minprops"] {
+		a = append(a, "-bridge-minimal")
 	}
 	if im.mods["mandatory"] {
 		a = append(a, "-mandatory")

@@ -67,6 +67,7 @@ func TestParseImpl(t *testing.T) {
 		{in: "ref"},
 		{in: "ref+2conn+props+mandatory+multiack", fwdArgs: []string{"-conns", "2", "-bridge-props", "-mandatory", "-multi-ack"}},
 		{in: "ref+headers+ids", fwdArgs: []string{"-bridge-headers", "-bridge-ids"}},
+		{in: "ref+minprops+mandatory", fwdArgs: []string{"-bridge-minimal", "-mandatory"}},
 		{in: "ref+1conn", wantErr: true},    // a bridge modifier on the reference
 		{in: "bridge+props", wantErr: true}, // and the other way round
 		{in: "other", wantErr: true},

@@ -42,6 +42,7 @@ type options struct {
 	bridgeProps   bool
 	bridgeHeaders bool
 	bridgeIDs     bool
+	bridgeMinimal bool
 	mandatory     bool
 	mqttAddr      string
 	clientID      string
@@ -56,11 +57,16 @@ type options struct {
 
 // sendsIDs reports whether what the forwarder sends carries the bridge's
 // message ID and timestamp (-bridge-props or -bridge-ids).
-func (o options) sendsIDs() bool { return o.bridgeProps || o.bridgeIDs }
+func (o options) sendsIDs() bool { return o.bridgeProps || o.bridgeIDs || o.bridgeMinimal }
 
 // sendsHeaders reports whether it carries the bridge's headers
 // (-bridge-props or -bridge-headers).
 func (o options) sendsHeaders() bool { return o.bridgeProps || o.bridgeHeaders }
+
+// sendsTopic reports whether a message from MQTT carries its topic as
+// the mqtt.topic header, as the bridge's MQTT receiver adds it
+// (-bridge-props, -bridge-headers or -bridge-minimal).
+func (o options) sendsTopic() bool { return o.sendsHeaders() || o.bridgeMinimal }
 
 func main() {
 	var o options
@@ -76,6 +82,7 @@ func main() {
 	fs.BoolVar(&o.bridgeProps, "bridge-props", false, "publish what the bridge adds: the gobridge.subject and x-bridge.correlation-id headers (and mqtt.topic from MQTT), a message ID and a timestamp")
 	fs.BoolVar(&o.bridgeHeaders, "bridge-headers", false, "only the headers of -bridge-props")
 	fs.BoolVar(&o.bridgeIDs, "bridge-ids", false, "only the message ID and timestamp of -bridge-props")
+	fs.BoolVar(&o.bridgeMinimal, "bridge-minimal", false, "publish what the bridge's AMQP sender sends with minimal_headers: a message ID, a timestamp and mqtt.topic from MQTT, no x-bridge.* header")
 	fs.BoolVar(&o.mandatory, "mandatory", false, "publish with the mandatory flag")
 	fs.StringVar(&o.mqttAddr, "mqtt", "127.0.0.1:1883", "MQTT broker host:port (mqtt-amqp)")
 	fs.StringVar(&o.clientID, "client-id", "bench-ref", "MQTT client ID; the session is resumed (mqtt-amqp)")

@@ -38,7 +38,7 @@ func mqttToAMQP(ctx context.Context, o options, ready func()) error {
 	}
 	onPublish := func(pr paho.PublishReceived) (bool, error) {
 		var h amqp.Table
-		if o.sendsHeaders() {
+		if o.sendsTopic() {
 			h = amqp.Table{"mqtt.topic": pr.Packet.Topic} // the bridge's receiver adds it
 		}
 		dc, err := tgt.publish(ctx, pr.Packet.Payload, h, "")
