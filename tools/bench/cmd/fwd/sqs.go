@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -69,6 +70,13 @@ func sqsToSQS(ctx context.Context, o options, ready func(), log *slog.Logger) er
 // ones, forward the batch in the background.
 func sqsPoll(ctx context.Context, c *sqs.Client, o options, slots chan struct{}, turn *sync.Mutex, work *sync.WaitGroup, calls *sqsCalls, log *slog.Logger) error {
 	in := &sqs.ReceiveMessageInput{QueueUrl: aws.String(o.src), MaxNumberOfMessages: sqsio.MaxBatch, WaitTimeSeconds: 20}
+	if o.sendsIDs() || o.sendsHeaders() {
+		// What the bridge's receiver asks for, so that the variant
+		// differs from the bridge in how it forwards, not in what.
+		in.MessageAttributeNames = []string{"All"}
+		in.MessageSystemAttributeNames = []types.MessageSystemAttributeName{
+			types.MessageSystemAttributeNameApproximateReceiveCount, types.MessageSystemAttributeNameMessageGroupId}
+	}
 	batch := min(sqsio.MaxBatch, o.window)
 	for {
 		// A full batch each time, as a plain loop asks for: one poller at
@@ -111,13 +119,35 @@ func sqsPoll(ctx context.Context, c *sqs.Client, o options, slots chan struct{},
 	}
 }
 
+// sqsEntries are the send entries for msgs: the body alone, plus with
+// -bridge-ids (or -bridge-props, -bridge-minimal) the bridge's metadata
+// attribute holding the source's message ID and a creation time, and
+// with -bridge-headers (or -bridge-props) the x-bridge.correlation-id
+// attribute, as the bridge's SQS sender writes them.
+func sqsEntries(o options, msgs []types.Message, now time.Time) []types.SendMessageBatchRequestEntry {
+	entries := make([]types.SendMessageBatchRequestEntry, len(msgs))
+	for i, m := range msgs {
+		e := types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: m.Body}
+		id := aws.ToString(m.MessageId)
+		if o.sendsIDs() || o.sendsHeaders() {
+			e.MessageAttributes = make(map[string]types.MessageAttributeValue, 2)
+		}
+		if o.sendsIDs() {
+			meta := `{"id":"` + id + `","c":` + strconv.FormatInt(now.UnixNano(), 10) + `}`
+			e.MessageAttributes["gobridge.envelope"] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(meta)}
+		}
+		if o.sendsHeaders() {
+			e.MessageAttributes["x-bridge.correlation-id"] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(id)}
+		}
+		entries[i] = e
+	}
+	return entries
+}
+
 // sqsForward sends msgs to the target and deletes from the source those
 // whose send succeeded.
 func sqsForward(ctx context.Context, c *sqs.Client, o options, msgs []types.Message, calls *sqsCalls) error {
-	entries := make([]types.SendMessageBatchRequestEntry, len(msgs))
-	for i, m := range msgs {
-		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: m.Body}
-	}
+	entries := sqsEntries(o, msgs, time.Now())
 	calls.send.Add(1)
 	out, err := c.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(o.dst), Entries: entries})
 	if err != nil {
