@@ -56,7 +56,7 @@ type options struct {
 }
 
 // sendsIDs reports whether what the forwarder sends carries the bridge's
-// message ID and timestamp (-bridge-props or -bridge-ids).
+// message ID and timestamp (-bridge-props, -bridge-ids or -bridge-minimal).
 func (o options) sendsIDs() bool { return o.bridgeProps || o.bridgeIDs || o.bridgeMinimal }
 
 // sendsHeaders reports whether it carries the bridge's headers
