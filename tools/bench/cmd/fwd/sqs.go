@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -119,6 +120,14 @@ func sqsPoll(ctx context.Context, c *sqs.Client, o options, slots chan struct{},
 	}
 }
 
+// sqsMeta is the part of the bridge's gobridge.envelope attribute that
+// -bridge-ids sends: the message ID and the creation time in Unix
+// nanoseconds.
+type sqsMeta struct {
+	ID        string `json:"id"`
+	CreatedAt int64  `json:"c"`
+}
+
 // sqsEntries are the send entries for msgs: the body alone, plus with
 // -bridge-ids (or -bridge-props, -bridge-minimal) the bridge's metadata
 // attribute holding the source's message ID and a creation time, and
@@ -133,8 +142,8 @@ func sqsEntries(o options, msgs []types.Message, now time.Time) []types.SendMess
 			e.MessageAttributes = make(map[string]types.MessageAttributeValue, 2)
 		}
 		if o.sendsIDs() {
-			meta := `{"id":"` + id + `","c":` + strconv.FormatInt(now.UnixNano(), 10) + `}`
-			e.MessageAttributes["gobridge.envelope"] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(meta)}
+			meta, _ := json.Marshal(sqsMeta{ID: id, CreatedAt: now.UnixNano()}) // a string and an int64: cannot fail
+			e.MessageAttributes["gobridge.envelope"] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(string(meta))}
 		}
 		if o.sendsHeaders() {
 			e.MessageAttributes["x-bridge.correlation-id"] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(id)}

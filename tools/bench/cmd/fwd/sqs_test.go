@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -36,5 +37,19 @@ func TestSQSEntries(t *testing.T) {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// An ID that JSON must escape still makes a metadata attribute that
+// decodes to it.
+func TestSQSEntriesEscapesID(t *testing.T) {
+	in := []types.Message{{MessageId: aws.String(`a"b\c`), Body: aws.String("b")}}
+	got := sqsEntries(options{bridgeIDs: true}, in, time.Unix(0, 5))
+	var meta sqsMeta
+	if err := json.Unmarshal([]byte(aws.ToString(got[0].MessageAttributes["gobridge.envelope"].StringValue)), &meta); err != nil {
+		t.Fatalf("metadata attribute is not JSON: %v", err)
+	}
+	if diff := cmp.Diff(sqsMeta{ID: `a"b\c`, CreatedAt: 5}, meta); diff != "" {
+		t.Errorf("metadata (-want +got):\n%s", diff)
 	}
 }
