@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,8 +61,8 @@ func startRMQNode(t *testing.T, tlsOpts *rmqTLS) *rmqNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &rmqNode{t: t, dir: dir, port: freePort(t)}
-	dist := freePort(t)
+	n := &rmqNode{t: t, dir: dir, port: itest.FreePort(t)}
+	dist := itest.FreePort(t)
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	name := "gobridge-amqp10-" + hex.EncodeToString(b) + "@localhost"
@@ -73,7 +72,7 @@ func startRMQNode(t *testing.T, tlsOpts *rmqTLS) *rmqNode {
 		"log.file.level = warning",
 	}
 	if tlsOpts != nil {
-		n.tlsPort = freePort(t)
+		n.tlsPort = itest.FreePort(t)
 		conf = append(conf,
 			fmt.Sprintf("listeners.ssl.local = 127.0.0.1:%d", n.tlsPort),
 			"ssl_options.cacertfile = "+tlsOpts.caFile,
@@ -276,16 +275,6 @@ func definitions(users []string) string {
 	}
 	b, _ := json.Marshal(defs)
 	return string(b)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func writeFile(t *testing.T, path, content string) {

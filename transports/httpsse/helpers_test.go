@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -21,19 +20,6 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// freeAddr returns a loopback address whose port was free a moment ago,
-// for servers that must come back on the same address after a restart.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }
 
 // waitFor polls cond until it holds or ctx ends.

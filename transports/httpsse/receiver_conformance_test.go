@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gobridge-oss/gobridge/core/conformance"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 )
 
@@ -87,7 +88,7 @@ func (p *publisher) close(context.Context) error {
 
 func TestReceiverConformance(t *testing.T) {
 	conformance.RunReceiver(t, func(t *testing.T) conformance.ReceiverHarness {
-		addr := freeAddr(t)
+		addr := itest.FreeAddr(t)
 		r, err := NewReceiver(ReceiverConfig{Listen: addr, ShutdownTimeout: 200 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)

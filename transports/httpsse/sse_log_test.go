@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gobridge-oss/gobridge/core/fault"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/messaging"
 	"github.com/gobridge-oss/gobridge/core/ports"
 	"github.com/gobridge-oss/gobridge/core/streamlog"
@@ -45,7 +46,7 @@ func collect(ctx context.Context, t *testing.T, c *sseClient, stop string) []str
 func TestSSEResumeAfterRestartFromTheLog(t *testing.T) {
 	ctx := testContext(t)
 	log := streamlog.NewMemory(nil)
-	addr := freeAddr(t)
+	addr := itest.FreeAddr(t)
 	cfg := SSEConfig{Listen: addr, Channels: map[string]SSEChannelConfig{"orders": {ReplayFrom: ReplayFromEarliest}}}
 	first, err := NewSSESender(cfg, WithStreamLog(log))
 	if err != nil {

@@ -45,12 +45,7 @@ func startPrivateBroker(t *testing.T, listenerOpts ...string) *privateBroker {
 		itest.Unavailable(t, "mosquitto binary not found")
 	}
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := itest.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	b := &privateBroker{t: t, addr: addr, conf: filepath.Join(dir, "mosquitto.conf"), log: filepath.Join(dir, "mosquitto.log")}
 	conf := fmt.Sprintf("listener %s 127.0.0.1\n", port)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobridge-oss/gobridge/core/itest"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -41,82 +41,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freePort returns a TCP port that was free a moment ago and that no other
-// call of this test process returned.
-//
-// The gobridge processes bind their ports a while after the test picked
-// them, and a killed instance binds its ports again when it restarts. A
-// port the kernel handed out for 127.0.0.1:0 is in its ephemeral range,
-// where the next bind(0) of any process (another instance's config, a
-// parallel test package) may draw it again in between: CI saw an
-// instance's monitor port collide with another's admin port. So the ports
-// come from below the ephemeral range, which the kernel never hands out
-// by itself, in sequence from a start that depends on the process id;
-// each is checked free before it is returned.
-func freePort(t testing.TB) int {
-	t.Helper()
-	testPortsMu.Lock()
-	defer testPortsMu.Unlock()
-	if testPortsNext == 0 {
-		testPortsLow, testPortsHigh = fixedPortRange()
-		testPortsNext = testPortsLow + os.Getpid()%(testPortsHigh-testPortsLow)
-	}
-	for range testPortsHigh - testPortsLow {
-		p := testPortsNext
-		testPortsNext++
-		if testPortsNext >= testPortsHigh {
-			testPortsNext = testPortsLow
-		}
-		if testPortsGiven[p] || reservedTestPorts[p] {
-			continue
-		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue // in use by someone else
-		}
-		_ = l.Close()
-		testPortsGiven[p] = true
-		return p
-	}
-	t.Fatalf("no free port left between %d and %d", testPortsLow, testPortsHigh)
-	return 0
-}
-
-// The port allocator of freePort: the ports given out so far, the next
-// one to try, and the range it picks from.
-var (
-	testPortsMu                 sync.Mutex
-	testPortsGiven              = map[int]bool{}
-	testPortsNext               int
-	testPortsLow, testPortsHigh int
-)
-
-// reservedTestPorts are the ports in freePort's range that other suites
-// bind while this package's tests run, so a check that finds them free
-// proves nothing: the Erlang distribution ports of RabbitMQ's shared node
-// and of the second node the AMQP 0-9-1 fault tests start
-// (scripts/rabbitmq-second-node.sh).
-var reservedTestPorts = map[int]bool{25672: true, 25673: true}
-
-// fixedPortRange is where freePort picks from: the 10,000 ports below the
-// kernel's ephemeral range when there is room for them above 1024, else
-// 20000-29999 (and collisions stay as unlikely as a draw from 10,000).
-func fixedPortRange() (low, high int) {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err == nil {
-		var eph int
-		if _, err := fmt.Sscan(string(b), &eph); err == nil && eph-10000 > 1024 {
-			return eph - 10000, eph
-		}
-	}
-	return 20000, 30000
-}
-
 // ports are the four listeners of a test configuration.
 type testPorts struct{ ingress, sse, admin, monitor int }
 
 func newPorts(t *testing.T) testPorts {
-	return testPorts{freePort(t), freePort(t), freePort(t), freePort(t)}
+	return testPorts{itest.FreePort(t), itest.FreePort(t), itest.FreePort(t), itest.FreePort(t)}
 }
 
 const testKey = "test-admin-key-0123456789"
@@ -444,23 +373,4 @@ func rabbitChannel(t *testing.T) *amqp.Channel {
 		t.Fatal(err)
 	}
 	return ch
-}
-
-// TestFreePortNeverRepeats: the ports of one test process are distinct
-// and outside the kernel's ephemeral range, so an instance started or
-// restarted later cannot find its port taken by another instance of the
-// same test. Drawn from bind(0), 2,000 ports repeated about 270 times.
-func TestFreePortNeverRepeats(t *testing.T) {
-	low, high := fixedPortRange()
-	seen := map[int]bool{}
-	for range 2000 {
-		p := freePort(t)
-		if seen[p] {
-			t.Fatalf("port %d returned twice", p)
-		}
-		if p < low || p >= high || reservedTestPorts[p] {
-			t.Fatalf("port %d outside %d-%d or reserved", p, low, high)
-		}
-		seen[p] = true
-	}
 }

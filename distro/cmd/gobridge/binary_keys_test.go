@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // statusWith calls an API path with key and returns the HTTP status.
@@ -105,7 +107,7 @@ func TestBinaryReloadRotatesTheAdminKey(t *testing.T) {
 
 	// A new admin address needs a restart, and says so until reverted.
 	moved := strings.Replace(base, "admin_api_key: "+testKey, "admin_api_key: "+third, 1)
-	moved = strings.Replace(moved, fmt.Sprintf("admin_addr: \"127.0.0.1:%d\"", p.admin), fmt.Sprintf("admin_addr: \"127.0.0.1:%d\"", freePort(t)), 1)
+	moved = strings.Replace(moved, fmt.Sprintf("admin_addr: \"127.0.0.1:%d\"", p.admin), fmt.Sprintf("admin_addr: \"127.0.0.1:%d\"", itest.FreePort(t)), 1)
 	write(moved)
 	if err := pr.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // TestBinarySIGHUPAddsARoute rewrites the file with a second receiver and
@@ -17,7 +19,7 @@ import (
 func TestBinarySIGHUPAddsARoute(t *testing.T) {
 	dir := t.TempDir()
 	p := newPorts(t)
-	extra := freePort(t)
+	extra := itest.FreePort(t)
 	cfgPath := filepath.Join(dir, "bridge.yaml")
 	base := testConfig(p, "http://127.0.0.1:1/hook")
 	if err := os.WriteFile(cfgPath, []byte(base), 0o600); err != nil {

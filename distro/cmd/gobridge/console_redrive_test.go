@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // TestBinaryRedriveToAnotherRoute redrives a dead letter through a route
@@ -18,7 +20,7 @@ func TestBinaryRedriveToAnotherRoute(t *testing.T) {
 	dir := t.TempDir()
 	p := newPorts(t)
 	hook := newHook(t)
-	rescueIn := freePort(t)
+	rescueIn := itest.FreePort(t)
 	cfg := testConfig(p, hook.URL+"/refuse")
 	cfg = strings.Replace(cfg, "senders:", fmt.Sprintf(`  - id: http-two
     type: http

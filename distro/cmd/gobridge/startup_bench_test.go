@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobridge-oss/gobridge/core/itest"
 )
 
 // BenchmarkStartupToReady starts the binary on the quickstart
@@ -18,7 +20,7 @@ func BenchmarkStartupToReady(b *testing.B) {
 	var rss float64
 	for range b.N {
 		dir := b.TempDir()
-		p := testPorts{freePort(b), freePort(b), freePort(b), freePort(b)}
+		p := testPorts{itest.FreePort(b), itest.FreePort(b), itest.FreePort(b), itest.FreePort(b)}
 		cfg := filepath.Join(dir, "bridge.yaml")
 		if err := os.WriteFile(cfg, []byte(testConfig(p, "http://127.0.0.1:1/hook")), 0o600); err != nil {
 			b.Fatal(err)

@@ -12,18 +12,9 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/httpapi"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	. "github.com/gobridge-oss/gobridge/service"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // file is a bridge with two direct_hold routes from HTTP ingresses to SSE
 // senders, with the memory store as DLQ.
@@ -105,7 +96,7 @@ func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in1, in2, s1, s2 := freePort(t), freePort(t), freePort(t), freePort(t)
+	in1, in2, s1, s2 := itest.FreePort(t), itest.FreePort(t), itest.FreePort(t), itest.FreePort(t)
 	f := file(t, in1, in2, s1, s2)
 	if _, err := Validate(f, reg, nil); err != nil {
 		t.Fatal(err)
@@ -128,7 +119,7 @@ func TestReloadSwapsOnlyTheChangedRouteAndRollsBack(t *testing.T) {
 	oldR1 := routeGen(b, "r1")
 
 	// Change r2's sender: only r2 restarts.
-	s2b := freePort(t)
+	s2b := itest.FreePort(t)
 	rep, err := b.ReloadFile(t.Context(), file(t, in1, in2, s1, s2b))
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +159,7 @@ func TestBrokerDownAtStartIsNotFatal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := freePort(t) // nothing listens there any more
+	dead := itest.FreePort(t) // nothing listens there any more
 	f, err := config.Parse([]byte(fmt.Sprintf(`
 bridge: {id: unit}
 sessions:
@@ -181,7 +172,7 @@ bindings:
   - {id: b, sender_id: out, address: x}
 routes:
   - {id: r, receiver_id: in, bindings: [b], policy: {allow_retry_drop: true, on_expired: drop, on_permanent_failure: drop}}
-`, dead, freePort(t))))
+`, dead, itest.FreePort(t))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/fault"
 	"github.com/gobridge-oss/gobridge/core/httpapi"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	. "github.com/gobridge-oss/gobridge/service"
 )
 
@@ -104,11 +105,11 @@ func allRoles(role string) map[string]string {
 // would change its configuration and accepts one that changes nothing.
 func TestClusteredInstancesShareOneLease(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "cluster.db")
-	broker := freePort(t)
-	a, stopA := runBridge(t, clusterFile(t, "a", db, freePort(t), broker, 0))
+	broker := itest.FreePort(t)
+	a, stopA := runBridge(t, clusterFile(t, "a", db, itest.FreePort(t), broker, 0))
 	eventually(t, func() bool { return cmp.Equal(allRoles(httpapi.RoleActive), roles(a)) },
 		func() string { return fmt.Sprintf("a: %v", roles(a)) })
-	inB := freePort(t)
+	inB := itest.FreePort(t)
 	b, _ := runBridge(t, clusterFile(t, "b", db, inB, broker, 0))
 	eventually(t, func() bool { return b.Routes(t.Context())[0].State == httpapi.RouteRunning },
 		func() string { return "b's route is not running" })
@@ -175,8 +176,8 @@ func listening(port int) bool {
 // connects a fresh source, all without restarting anything.
 func TestExclusiveSourceFollowsTheLease(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "cluster.db")
-	broker := freePort(t)
-	inA, inB := freePort(t), freePort(t)
+	broker := itest.FreePort(t)
+	inA, inB := itest.FreePort(t), itest.FreePort(t)
 	a, _ := runBridge(t, exclusiveFile(t, "a", db, inA, broker))
 	eventually(t, func() bool { return listening(inA) }, func() string { return "a's source is not connected" })
 	b, _ := runBridge(t, exclusiveFile(t, "b", db, inB, broker))

@@ -62,7 +62,7 @@ bindings:
   - {id: b, sender_id: out, address: x}
 routes:
   - {id: r, receiver_id: in, bindings: [b], policy: {allow_retry_drop: true, on_expired: drop, on_permanent_failure: drop}}
-`, db, clientID, subs, freePort(t)))
+`, db, clientID, subs, itest.FreePort(t)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gobridge-oss/gobridge/core/config"
 	"github.com/gobridge-oss/gobridge/core/httpapi"
+	"github.com/gobridge-oss/gobridge/core/itest"
 	"github.com/gobridge-oss/gobridge/core/registry"
 	. "github.com/gobridge-oss/gobridge/service"
 )
@@ -36,7 +37,7 @@ http:
   monitor_addr: "127.0.0.1:%d"
   admin_api_key: admin-key-0123456789
   posted_config_refs: [env:GB_TEST_ALLOWED]
-`, freePort(t), freePort(t), freePort(t), freePort(t))
+`, itest.FreePort(t), itest.FreePort(t), itest.FreePort(t), itest.FreePort(t))
 }
 
 func newIdleBridge(t *testing.T, doc string) *Service {
@@ -255,7 +256,7 @@ http:
   admin_addr: "127.0.0.1:%d"
   monitor_addr: "127.0.0.1:%d"
   admin_api_key: admin-key-0123456789
-`, freePort(t), freePort(t), freePort(t), freePort(t))
+`, itest.FreePort(t), itest.FreePort(t), itest.FreePort(t), itest.FreePort(t))
 	reg, err := bundledRegistry()
 	if err != nil {
 		t.Fatal(err)
