@@ -3,6 +3,9 @@
 // system feature) is missing: skip, unless the environment variable
 // GOBRIDGE_REQUIRE_IT asks for the suite to run, in which case fail. CI
 // sets it, so a missing broker fails the run instead of hiding.
+//
+// It also hands out the ports of servers a test starts later (FreePort),
+// from one allocator per test process.
 package itest
 
 import (
