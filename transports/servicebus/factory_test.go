@@ -35,7 +35,7 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 		"client": map[string]any{"connection_string": testConnString}}); err == nil {
 		t.Error("receiver Decode accepted an unknown key")
 	}
-	sc, err := sf.Decode(map[string]any{"entity": "orders", "session_id_header": "x-bridge.ordering-key",
+	sc, err := sf.Decode(map[string]any{"entity": "orders", "session_id_header": "x-bridge.ordering-key", "minimal_headers": true,
 		"client": map[string]any{"namespace": "myns.servicebus.windows.net", "credential": map[string]any{"kind": "managed_identity"}}})
 	if err != nil {
 		t.Fatalf("sender Decode: %v", err)
@@ -43,6 +43,9 @@ func TestFactoriesDecodeAndBuild(t *testing.T) {
 	s, err := sf.Build(t.Context(), sc, registry.Settings{})
 	if err != nil {
 		t.Fatalf("sender Build: %v", err)
+	}
+	if !s.(*Sender).cfg.MinimalHeaders {
+		t.Error("sender Build dropped minimal_headers")
 	}
 	if err := s.(*Sender).Close(t.Context()); err != nil {
 		t.Errorf("sender Close: %v", err)

@@ -138,7 +138,7 @@ func (s *Sender) prepare(msg ports.OutboundMessage) (*entitySender, *azservicebu
 	if err := p.err(); err != nil {
 		return nil, nil, fault.ErrInvalidTopic.WithMessage("servicebus: " + err.Error())
 	}
-	m, err := toMessage(msg.Envelope, outbound{sessionHeader: s.cfg.SessionIDHeader, notBefore: msg.NotBefore, now: time.Now()})
+	m, err := toMessage(msg.Envelope, outbound{sessionHeader: s.cfg.SessionIDHeader, notBefore: msg.NotBefore, now: time.Now(), minimal: s.cfg.MinimalHeaders})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,6 +25,15 @@ type SenderConfig struct {
 	// under way go together in the next). At most 1s. A pointer, so that
 	// an explicit 0 is told apart from an unset field.
 	BatchWindow *time.Duration `yaml:"batch_window" json:"batch_window"`
+	// MinimalHeaders sends only what a reader other than a bridge needs:
+	// the x-bridge.* headers (idempotency key, tenant ID, ...) stay out of
+	// the application properties, the creation time is not set (a reader
+	// sees the time Service Bus enqueued the message instead), and the
+	// correlation id is set only when it differs from the message id (a
+	// bridge downstream takes the message id as the correlation id of a
+	// message without one). Fewer properties for the broker to store and
+	// parse per message (false).
+	MinimalHeaders bool `yaml:"minimal_headers" json:"minimal_headers"`
 }
 
 // DefaultBatchWindow is the longest a send waits for others to join its

@@ -85,6 +85,12 @@ type outbound struct {
 	// notBefore, when set, is the scheduled enqueue time.
 	notBefore time.Time
 	now       time.Time
+	// minimal leaves out what only a bridge downstream reads: the
+	// x-bridge.* application properties, the creation time, and the
+	// correlation id when it is the message's own ID (the value a bridge
+	// gives a message that starts a conversation, and gives it again on
+	// receipt).
+	minimal bool
 }
 
 // toMessage builds the Service Bus message for env: the payload as the
@@ -94,7 +100,8 @@ type outbound struct {
 // outside HeaderNamespace as an application property, except the
 // bridge's correlation id and content type, which travel in their native
 // properties when those can hold them, and the headers that describe
-// this hop only (messaging.IsInternalOnly), which are not sent.
+// this hop only (messaging.IsInternalOnly), which are not sent. With
+// o.minimal, less goes: see outbound.
 func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotatedMessage, error) {
 	if !utf8.ValidString(env.Subject) {
 		return nil, fault.ErrInvalidPayload.WithMessage("servicebus: the subject is not UTF-8, which the subject property requires")
@@ -111,7 +118,7 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		out.subject = env.Subject
 		m.Properties.Subject = &out.subject
 	}
-	if !env.CreatedAt.IsZero() {
+	if !env.CreatedAt.IsZero() && !o.minimal {
 		out.created = env.CreatedAt
 		m.Properties.CreationTime = &out.created
 	}
@@ -121,7 +128,8 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		// which go-amqp then leaves out.
 		m.Header = &azservicebus.AMQPAnnotatedMessageHeader{Priority: 4, TTL: max(env.ExpiresAt.Sub(o.now), time.Millisecond)}
 	}
-	if s, ok := env.HeaderString(messaging.HeaderCorrelationID); ok && s != "" && len(s) <= maxIDLength && utf8.ValidString(s) {
+	if s, ok := env.HeaderString(messaging.HeaderCorrelationID); ok && s != "" && len(s) <= maxIDLength && utf8.ValidString(s) &&
+		!(o.minimal && s == env.ID) {
 		m.Properties.CorrelationID = s
 	}
 	if s, ok := env.HeaderString(messaging.HeaderContentType); ok && s != "" && utf8.ValidString(s) {
@@ -142,7 +150,7 @@ func toMessage(env *messaging.Envelope, o outbound) (*azservicebus.AMQPAnnotated
 		m.MessageAnnotations = map[any]any{annScheduledEnqueueTime: o.notBefore.UTC()}
 	}
 	for k, v := range env.Headers {
-		if inNamespace(k) || !utf8.ValidString(k) || v == nil {
+		if inNamespace(k) || !utf8.ValidString(k) || v == nil || (o.minimal && messaging.IsReserved(k)) {
 			continue
 		}
 		if k == messaging.HeaderCorrelationID && m.Properties.CorrelationID != nil {

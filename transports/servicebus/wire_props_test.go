@@ -73,3 +73,61 @@ func BenchmarkWireMapping(b *testing.B) {
 		}
 	}
 }
+
+// With minimal_headers the sender leaves out what only a bridge reads:
+// the x-bridge.* application properties, the creation time, and a
+// correlation id equal to the message id. A correlation id of its own
+// still goes native, and application headers still travel.
+func TestMinimalHeaders(t *testing.T) {
+	created := time.UnixMilli(1700000000000).UTC()
+	tests := []struct {
+		name        string
+		minimal     bool
+		headers     map[string]any
+		wantProps   map[string]any
+		wantCorr    any
+		wantCreated bool
+	}{
+		{
+			name:        "default: everything travels",
+			headers:     map[string]any{messaging.HeaderCorrelationID: "id-1", messaging.HeaderTenantID: "t", "app": "kept"},
+			wantProps:   map[string]any{messaging.HeaderTenantID: "t", "app": "kept"},
+			wantCorr:    "id-1",
+			wantCreated: true,
+		},
+		{
+			name:      "minimal: the message's own id as correlation id is not sent",
+			minimal:   true,
+			headers:   map[string]any{messaging.HeaderCorrelationID: "id-1", messaging.HeaderTenantID: "t", "app": "kept"},
+			wantProps: map[string]any{"app": "kept"},
+		},
+		{
+			name:     "minimal: a correlation id of its own still goes native",
+			minimal:  true,
+			headers:  map[string]any{messaging.HeaderCorrelationID: "conv-7", "X-Bridge.Idempotency-Key": "k"},
+			wantCorr: "conv-7",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := messaging.NewEnvelope("s", []byte("x"))
+			env.ID, env.CreatedAt, env.Headers = "id-1", created, tt.headers
+			m, err := toMessage(env, outbound{now: time.Now(), minimal: tt.minimal})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantProps, m.ApplicationProperties); diff != "" {
+				t.Errorf("application properties (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantCorr, m.Properties.CorrelationID); diff != "" {
+				t.Errorf("correlation id (-want +got):\n%s", diff)
+			}
+			if got := m.Properties.CreationTime != nil; got != tt.wantCreated {
+				t.Errorf("creation time set %v, want %v", got, tt.wantCreated)
+			}
+			if m.Properties.MessageID != "id-1" || m.Properties.Subject == nil || *m.Properties.Subject != "s" {
+				t.Errorf("message id %v, subject %v: both must travel", m.Properties.MessageID, m.Properties.Subject)
+			}
+		})
+	}
+}

@@ -14,7 +14,7 @@ import (
 //	bridge+noackcoalesce     ... acking each delivery alone
 //	bridge+nocoalescewrites  ... without the session's write coalescing
 //	bridge+nodlq             ... without a DLQ store (failures dropped), like minimal
-//	bridge+minhdr            ... with the AMQP or SQS sender's minimal_headers
+//	bridge+minhdr            ... with the AMQP, SQS or Service Bus sender's minimal_headers
 //	bridge+env:NAME=VALUE    ... with NAME=VALUE in its environment, e.g. a
 //	                         configuration override such as
 //	                         GOBRIDGE_SENDERS__0__SETTINGS__BATCH_WINDOW=10ms,

@@ -76,11 +76,16 @@ func (s sbSink) wire() (string, bool) {
 // on the source queue and a Service Bus sender to the target queue, a
 // direct_hold route with max_in_flight = window between them (the
 // receiver asks for as many messages as the window leaves free).
+// +minhdr turns on the sender's minimal_headers.
 func sbBridgeConfig(c cell, im impl, connStr string, adminPort, monitorPort int) string {
 	var b strings.Builder
 	b.WriteString("bridge: {id: bench, shutdown_timeout: 5s}\n")
 	fmt.Fprintf(&b, "receivers:\n  - {id: in, type: servicebus, settings: {queue: %s, client: {connection_string: %q}}}\n", sbSource, connStr)
-	fmt.Fprintf(&b, "senders:\n  - {id: out, type: servicebus, settings: {entity: %s, client: {connection_string: %q}}}\n", sbTarget, connStr)
+	extra := ""
+	if im.mods["minhdr"] {
+		extra = ", minimal_headers: true"
+	}
+	fmt.Fprintf(&b, "senders:\n  - {id: out, type: servicebus, settings: {entity: %s, client: {connection_string: %q}%s}}\n", sbTarget, connStr, extra)
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %s}\n", sbTarget)
 	b.WriteString(peerRoutePolicy(c, im, adminPort, monitorPort))
 	return b.String()

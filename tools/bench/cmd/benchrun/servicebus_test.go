@@ -25,7 +25,9 @@ func TestSBBridgeConfig(t *testing.T) {
 			`{id: out, type: servicebus, settings: {entity: bench-dst, client: {connection_string: "` + cs + `"}}}`,
 			"address: bench-dst}", "delivery_mode: direct_hold", "policy: {max_in_flight: 500}", "dlq: {type: sqlite",
 			`monitor_addr: "127.0.0.1:2"`,
-		}, []string{"allow_retry_drop", "amqp091", "sessions:"}},
+		}, []string{"allow_retry_drop", "amqp091", "sessions:", "minimal_headers"}},
+		{"bridge+minhdr", 500, []string{`client: {connection_string: "` + cs + `"}, minimal_headers: true}}`},
+			[]string{"allow_retry_drop"}},
 		{"bridge+nodlq", 100, []string{"max_in_flight: 100, on_expired: drop, on_permanent_failure: drop, allow_retry_drop: true"},
 			[]string{"stores:", "sqlite"}},
 	}
