@@ -57,7 +57,8 @@ func findRepo() (string, error) {
 }
 
 // build compiles the gobridge binary and the reference forwarder into the
-// scratch directory, unless prebuilt paths were given.
+// scratch directory, unless prebuilt paths were given, and installs a
+// copy of each to run.
 func (e *env) build(ctx context.Context) error {
 	if e.bridgeBin == "" {
 		e.bridgeBin = filepath.Join(e.work, "gobridge")
@@ -82,7 +83,7 @@ func (e *env) build(ctx context.Context) error {
 		}
 		e.minimalBin = bin
 	}
-	return nil
+	return e.install()
 }
 
 // buildDistro runs tools/builder on manifest, writing the module into out,
