@@ -69,9 +69,7 @@ func bridgeConfig(c cell, im impl, n names, amqpURL, mqttAddr string, adminPort,
 	if im.mods["nomandatory"] {
 		extra = ", mandatory: false"
 	}
-	if im.mods["minhdr"] {
-		extra += ", minimal_headers: true"
-	}
+	extra += im.minimalHeaders()
 	fmt.Fprintf(&b, "senders:\n  - {id: out, type: amqp091, session_id: %s, settings: {exchange: %s%s}}\n", out, n.exchange, extra)
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %s}\n", n.dst)
 	policy := ""

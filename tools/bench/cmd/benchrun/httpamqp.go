@@ -89,9 +89,7 @@ func httpBridgeConfig(c cell, im impl, amqpURL, listen string, adminPort, monito
 	if im.mods["nomandatory"] {
 		extra = ", mandatory: false"
 	}
-	if im.mods["minhdr"] {
-		extra += ", minimal_headers: true"
-	}
+	extra += im.minimalHeaders()
 	fmt.Fprintf(&b, "senders:\n  - {id: out, type: amqp091, session_id: rabbit-out, settings: {exchange: %s%s}}\n", httpExchange, extra)
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %s}\n", httpTarget)
 	b.WriteString(peerRoutePolicy(c, im, adminPort, monitorPort))

@@ -37,6 +37,15 @@ type impl struct {
 	env     []string // NAME=VALUE pairs of env: modifiers (bridge impls)
 }
 
+// minimalHeaders is the sender setting of the +minhdr modifier, ready to
+// append to a sender's settings block ("" without it).
+func (im impl) minimalHeaders() string {
+	if im.mods["minhdr"] {
+		return ", minimal_headers: true"
+	}
+	return ""
+}
+
 var knownMods = map[bool][]string{
 	true:  {"1conn", "nomandatory", "noackcoalesce", "nocoalescewrites", "nodlq", "minhdr"},
 	false: {"2conn", "props", "headers", "ids", "minprops", "mandatory", "multiack"},

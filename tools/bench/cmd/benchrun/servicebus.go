@@ -81,11 +81,7 @@ func sbBridgeConfig(c cell, im impl, connStr string, adminPort, monitorPort int)
 	var b strings.Builder
 	b.WriteString("bridge: {id: bench, shutdown_timeout: 5s}\n")
 	fmt.Fprintf(&b, "receivers:\n  - {id: in, type: servicebus, settings: {queue: %s, client: {connection_string: %q}}}\n", sbSource, connStr)
-	extra := ""
-	if im.mods["minhdr"] {
-		extra = ", minimal_headers: true"
-	}
-	fmt.Fprintf(&b, "senders:\n  - {id: out, type: servicebus, settings: {entity: %s, client: {connection_string: %q}%s}}\n", sbTarget, connStr, extra)
+	fmt.Fprintf(&b, "senders:\n  - {id: out, type: servicebus, settings: {entity: %s, client: {connection_string: %q}%s}}\n", sbTarget, connStr, im.minimalHeaders())
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %s}\n", sbTarget)
 	b.WriteString(peerRoutePolicy(c, im, adminPort, monitorPort))
 	return b.String()

@@ -143,11 +143,7 @@ func sqsBridgeConfig(c cell, im impl, endpoint string, urls []string, adminPort,
 		sqsio.Region, endpoint, sqsio.AccessKey, sqsio.SecretKey)
 	b.WriteString("bridge: {id: bench, shutdown_timeout: 5s}\n")
 	fmt.Fprintf(&b, "receivers:\n  - {id: in, type: sqs, settings: {queue: %q, client: %s}}\n", urls[0], client)
-	extra := ""
-	if im.mods["minhdr"] {
-		extra = ", minimal_headers: true"
-	}
-	fmt.Fprintf(&b, "senders:\n  - {id: out, type: sqs, settings: {queue: %q, client: %s%s}}\n", urls[1], client, extra)
+	fmt.Fprintf(&b, "senders:\n  - {id: out, type: sqs, settings: {queue: %q, client: %s%s}}\n", urls[1], client, im.minimalHeaders())
 	fmt.Fprintf(&b, "bindings:\n  - {id: to-dst, sender_id: out, address: %q}\n", urls[1])
 	b.WriteString(peerRoutePolicy(c, im, adminPort, monitorPort))
 	return b.String()
