@@ -1,6 +1,7 @@
 package servicebus
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -106,6 +107,11 @@ func TestMinimalHeaders(t *testing.T) {
 			minimal:  true,
 			headers:  map[string]any{messaging.HeaderCorrelationID: "conv-7", "X-Bridge.Idempotency-Key": "k"},
 			wantCorr: "conv-7",
+		},
+		{
+			name:    "minimal: a correlation id too long to go native is not sent at all",
+			minimal: true,
+			headers: map[string]any{messaging.HeaderCorrelationID: strings.Repeat("c", maxIDLength+1)},
 		},
 	}
 	for _, tt := range tests {
