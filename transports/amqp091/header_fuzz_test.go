@@ -112,13 +112,16 @@ func FuzzInboundTable(f *testing.F) {
 }
 
 // FuzzOutboundTable maps an envelope with arbitrary headers to a
-// publishing. The table is valid AMQP and holds no amqp091.*, retry,
-// broker or internal-only header; every other header is there, converted
-// as toField converts it, and reads back the same.
+// publishing, with the default mapping and with minimal_headers. The
+// table is valid AMQP and holds no amqp091.*, retry, broker or
+// internal-only header (with minimal, no x-bridge.* header at all); every
+// other header is there, converted as toField converts it, and reads back
+// the same.
 func FuzzOutboundTable(f *testing.F) {
 	f.Add("amqp091.user-id\namqp091.routing-key\napp", "admin\nk\nshop", "s")
 	f.Add("gobridge.retry-count\ngobridge.retry-sig\nx-delivery-count\nx-death", "1\n00\n2\nd", "")
 	f.Add("Amqp091.Exchange\nx-bridge.route-override\nn\nm", "e\nb\n123\nv", "orders")
+	f.Add("x-bridge.tenant-id\nX-Bridge.Idempotency-Key\nx-bridge.other\napp", "t\nk\no\nv", "s")
 	f.Fuzz(func(t *testing.T, keys, values, subject string) {
 		env := messaging.NewEnvelope(subject, []byte("b"))
 		vals := strings.Split(values, "\n")
@@ -142,32 +145,38 @@ func FuzzOutboundTable(f *testing.F) {
 			}
 			env.SetHeader(k, hv)
 		}
-		p := toPublishing(env, amqp.Persistent, "app", false, time.Now(), nil)
-		if err := p.Headers.Validate(); err != nil {
-			t.Fatalf("not a valid table: %v", err)
-		}
-		if p.UserId != "" {
-			t.Fatalf("user-id %q published", p.UserId)
-		}
-		for k := range p.Headers {
-			if isDerived(k) || brokerHeader(k) || messaging.IsInternalOnly(k) {
-				t.Fatalf("header %q published", k)
+		for _, minimal := range []bool{false, true} {
+			// With minimal, the x-bridge.* headers stay home as well.
+			leftOut := func(k string) bool {
+				return isDerived(k) || brokerHeader(k) || messaging.IsInternalOnly(k) || (minimal && messaging.IsReserved(k))
 			}
-		}
-		if got, ok := p.Headers[messaging.SubjectCarrier]; ok != (subject != "") || (ok && got != subject) {
-			t.Fatalf("subject carrier %v (present %v), want %q (an empty one is left out)", got, ok, subject)
-		}
-		back := toEnvelope(&amqp.Delivery{Headers: p.Headers, MessageId: p.MessageId}, time.Now)
-		for k, v := range env.Headers {
-			if isDerived(k) || brokerHeader(k) || messaging.IsInternalOnly(k) || k == messaging.SubjectCarrier {
-				continue
+			p := toPublishing(env, amqp.Persistent, "app", minimal, time.Now(), nil)
+			if err := p.Headers.Validate(); err != nil {
+				t.Fatalf("minimal %v: not a valid table: %v", minimal, err)
 			}
-			fv, err := toField(v)
-			if err != nil {
-				fv = fmt.Sprint(v)
+			if p.UserId != "" {
+				t.Fatalf("minimal %v: user-id %q published", minimal, p.UserId)
 			}
-			if diff := cmp.Diff(fromField(fv), back.env.Headers[k]); diff != "" {
-				t.Fatalf("header %q (-want +got):\n%s", k, diff)
+			for k := range p.Headers {
+				if leftOut(k) {
+					t.Fatalf("minimal %v: header %q published", minimal, k)
+				}
+			}
+			if got, ok := p.Headers[messaging.SubjectCarrier]; ok != (subject != "") || (ok && got != subject) {
+				t.Fatalf("subject carrier %v (present %v), want %q (an empty one is left out)", got, ok, subject)
+			}
+			back := toEnvelope(&amqp.Delivery{Headers: p.Headers, MessageId: p.MessageId}, time.Now)
+			for k, v := range env.Headers {
+				if leftOut(k) || k == messaging.SubjectCarrier {
+					continue
+				}
+				fv, err := toField(v)
+				if err != nil {
+					fv = fmt.Sprint(v)
+				}
+				if diff := cmp.Diff(fromField(fv), back.env.Headers[k]); diff != "" {
+					t.Fatalf("minimal %v: header %q (-want +got):\n%s", minimal, k, diff)
+				}
 			}
 		}
 	})
