@@ -43,7 +43,8 @@ type batcher[T any] struct {
 	mu      sync.Mutex
 	pending []batchItem[T]
 	running bool
-	arrived chan struct{} // signalled (without blocking) by each request
+	last    time.Time     // when the latest request came
+	full    chan struct{} // signalled (without blocking) when most are pending
 	// dones keeps the done channels of answered requests for reuse: one
 	// allocation less per request. A channel whose caller stopped waiting
 	// is never put back, as its answer may still come.
@@ -53,7 +54,7 @@ type batcher[T any] struct {
 // newBatcher returns a batcher whose flush receives the requests of one
 // call in arrival order; it must answer every item's done once.
 func newBatcher[T any](window, gap time.Duration, most int, flush func(ctx context.Context, items []batchItem[T])) *batcher[T] {
-	return &batcher[T]{window: window, gap: min(gap, window), most: max(most, 1), flush: flush, arrived: make(chan struct{}, 1)}
+	return &batcher[T]{window: window, gap: min(gap, window), most: max(most, 1), flush: flush, full: make(chan struct{}, 1)}
 }
 
 // do queues one request and waits for its outcome or for ctx to end. A
@@ -64,14 +65,19 @@ func (b *batcher[T]) do(ctx context.Context, v T) error {
 		done = make(chan error, 1)
 	}
 	it := batchItem[T]{v: v, done: done}
+	now := time.Now()
 	b.mu.Lock()
 	b.pending = append(b.pending, it)
+	b.last = now
 	start := !b.running
 	b.running = true
+	full := len(b.pending) == b.most
 	b.mu.Unlock()
-	select {
-	case b.arrived <- struct{}{}:
-	default:
+	if full {
+		select {
+		case b.full <- struct{}{}:
+		default:
+		}
 	}
 	if start {
 		go b.loop()
@@ -112,25 +118,38 @@ func (b *batcher[T]) pendingCount() int {
 	return len(b.pending)
 }
 
-// gather waits while requests keep coming: until none came for gap, most
-// are pending or window has passed.
+// gather waits while requests keep coming: until none has come for gap,
+// most are pending or window has passed. Rather than wake for each
+// request, it looks when a gap could have ended, so that a wave of sends
+// costs the flusher a timer tick or two instead of a wake-up a send.
 func (b *batcher[T]) gather() {
 	if b.window <= 0 {
 		return
 	}
+	select {
+	case <-b.full: // left from a wave already flushed
+	default:
+	}
+	if b.pendingCount() >= b.most {
+		return // gathered while the last call was under way
+	}
 	deadline := time.Now().Add(b.window)
 	t := time.NewTimer(b.gap)
 	defer t.Stop()
-	for b.pendingCount() < b.most {
+	for {
 		select {
-		case <-b.arrived:
-			left := time.Until(deadline)
-			if left <= 0 {
-				return
-			}
-			t.Reset(min(b.gap, left))
+		case <-b.full:
+			return
 		case <-t.C:
+		}
+		b.mu.Lock()
+		n, last := len(b.pending), b.last
+		b.mu.Unlock()
+		now := time.Now()
+		quiet, left := now.Sub(last), deadline.Sub(now)
+		if n >= b.most || quiet >= b.gap || left <= 0 {
 			return
 		}
+		t.Reset(min(b.gap-quiet, left))
 	}
 }

@@ -116,6 +116,66 @@ func TestBatcherLoneRequest(t *testing.T) {
 	}
 }
 
+// Requests that fill a call while the previous call is under way go as
+// soon as it ends, without waiting for a gap.
+func TestBatcherFullWhileFlushing(t *testing.T) {
+	release := make(chan struct{})
+	var calls [][]int
+	var mu sync.Mutex
+	b := newBatcher(time.Minute, time.Minute, 3, func(_ context.Context, items []batchItem[int]) {
+		var vs []int
+		for _, it := range items {
+			vs = append(vs, it.v)
+		}
+		mu.Lock()
+		calls = append(calls, vs)
+		first := len(calls) == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		for _, it := range items {
+			it.done <- nil
+		}
+	})
+	var wg sync.WaitGroup
+	send := func(from int) {
+		for v := from; v < from+3; v++ {
+			wg.Go(func() {
+				if err := b.do(t.Context(), v); err != nil {
+					t.Errorf("request %d: %v", v, err)
+				}
+			})
+		}
+	}
+	send(0) // fills the first call, which then waits for release
+	deadline := time.Now().Add(10 * time.Second)
+	for b.pendingCount() != 0 || !b.isRunning() {
+		if time.Now().After(deadline) {
+			t.Fatal("the first call never started")
+		}
+		runtime.Gosched()
+	}
+	send(3) // fills the next one while the first is under way
+	for b.pendingCount() != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests pending, want 3", b.pendingCount())
+		}
+		runtime.Gosched()
+	}
+	start := time.Now()
+	close(release)
+	wg.Wait()
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the full second call waited %v", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 || len(calls[0]) != 3 || len(calls[1]) != 3 {
+		t.Errorf("calls %v, want two of three", calls)
+	}
+}
+
 // A caller whose context ends stops waiting; the flusher still answers
 // into the item's buffered channel and ends.
 func TestBatcherCallerGivesUp(t *testing.T) {
@@ -185,4 +245,40 @@ func (b *batcher[T]) isRunning() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.running
+}
+
+// BenchmarkBatcherWaves: 250 callers each send one request at a time
+// through a batcher with the sender's default gathering (2ms window,
+// 200µs gap), whose flush answers at once; what one request costs in
+// CPU, and how many requests a call carries.
+func BenchmarkBatcherWaves(b *testing.B) {
+	const callers = 250
+	var calls, items int
+	bt := newBatcher(DefaultBatchWindow, batchGap, batchMost, func(_ context.Context, its []batchItem[int]) {
+		calls++ // one flusher at a time
+		items += len(its)
+		for _, it := range its {
+			it.done <- nil
+		}
+	})
+	var next sync.WaitGroup
+	per := b.N/callers + 1
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range callers {
+		next.Go(func() {
+			for i := range per {
+				if err := bt.do(context.Background(), i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	next.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(per*callers), "cpu-ns/request")
+	if calls > 0 {
+		b.ReportMetric(float64(items)/float64(calls), "requests/call")
+	}
 }
