@@ -156,7 +156,6 @@ func FuzzFromReceived(f *testing.F) {
 // ownHeader is the value the receiver gives header k of rm, when k is one
 // of the servicebus.* headers it sets.
 func ownHeader(rm *azservicebus.ReceivedMessage, k string) (any, bool) {
-	str := func(p *string) (any, bool) { return derefOr(p), p != nil && *p != "" }
 	switch k {
 	case HeaderDeliveryCount:
 		return int64(rm.DeliveryCount), true
@@ -170,29 +169,16 @@ func ownHeader(rm *azservicebus.ReceivedMessage, k string) (any, bool) {
 			return nil, false
 		}
 		return rm.EnqueuedTime.UTC().Format(time.RFC3339Nano), true
-	case HeaderSessionID:
-		return str(rm.SessionID)
-	case HeaderReplyTo:
-		return str(rm.ReplyTo)
-	case HeaderTo:
-		return str(rm.To)
-	case HeaderPartitionKey:
-		return str(rm.PartitionKey)
-	case HeaderDeadLetterSource:
-		return str(rm.DeadLetterSource)
-	case HeaderDeadLetterReason:
-		return str(rm.DeadLetterReason)
-	case HeaderDeadLetterDescription:
-		return str(rm.DeadLetterErrorDescription)
 	}
-	return nil, false
-}
-
-func derefOr(p *string) string {
-	if p == nil {
-		return ""
+	p, known := map[string]*string{
+		HeaderSessionID: rm.SessionID, HeaderReplyTo: rm.ReplyTo, HeaderTo: rm.To, HeaderPartitionKey: rm.PartitionKey,
+		HeaderDeadLetterSource: rm.DeadLetterSource, HeaderDeadLetterReason: rm.DeadLetterReason,
+		HeaderDeadLetterDescription: rm.DeadLetterErrorDescription,
+	}[k]
+	if !known || p == nil || *p == "" {
+		return nil, false
 	}
-	return *p
+	return *p, true
 }
 
 // decodeAMQP decodes b, reporting false for what go-amqp refuses or
