@@ -194,13 +194,19 @@ func TestDelayedRetryFallbackDeadLettersBeforeTheDeliveryLimit(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
-	waitFor(ctx, t, "the receiver to declare its retry exchange", func() bool {
+	// The receiver declares its retry exchange, then binds the wait
+	// queues to it, then consumes. Deleting the exchange before the
+	// binding is done fails the binding; the receiver then starts again
+	// and declares the exchange anew, so retries succeed and the message
+	// never reaches the delivery limit. Wait for the consumer.
+	waitFor(ctx, t, "the receiver to consume, its retry objects declared", func() bool {
 		ch, err := a.conn.Channel()
 		if err != nil {
 			return false
 		}
 		defer func() { _ = ch.Close() }()
-		return ch.ExchangeDeclarePassive(ex, "direct", true, false, false, false, nil) == nil
+		qi, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
+		return err == nil && qi.Consumers > 0
 	})
 	if err := a.channel().ExchangeDelete(ex, false, false); err != nil {
 		t.Fatal(err)
